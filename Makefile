@@ -1,0 +1,95 @@
+# gardener-extension-runtime-gvisor
+#
+# Every target installs what it needs into a tool cache outside the clone
+# ($(TOOLS_DIR)), so a second run and CI's fresh clone on the same machine reuse it.
+
+SHELL        := /usr/bin/env bash
+.SHELLFLAGS  := -euo pipefail -c
+REPO_ROOT    := $(shell pwd)
+MODULE       := github.com/runtime-gvisor/gardener-extension-runtime-gvisor
+# VERSION stamps binaries and, for release versions, the tags of our images (see imagevector/README.md).
+VERSION      ?= $(shell cat VERSION)
+LD_FLAGS     := -s -w -X $(MODULE)/pkg/version.Version=$(VERSION)
+export TOOLS_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/runtime-gvisor
+GOARCH       ?= $(shell go env GOARCH)
+
+BINARIES     := gardener-extension-runtime-gvisor gvisor-installer gvisor-render
+
+.PHONY: all
+all: build
+
+## build: the project's binaries into bin/, stamped with VERSION (static, CGO_ENABLED=0)
+.PHONY: build
+build:
+	@mkdir -p bin
+	@for b in $(BINARIES); do \
+	  if [ -d cmd/$$b ]; then CGO_ENABLED=0 go build -trimpath -ldflags "$(LD_FLAGS)" -o bin/$$b ./cmd/$$b; fi; \
+	done
+
+## build-installer-multiarch: the node installer for linux/amd64 and linux/arm64 (bin/<arch>/gvisor-installer)
+.PHONY: build-installer-multiarch
+build-installer-multiarch:
+	@for arch in amd64 arm64; do \
+	  mkdir -p bin/linux-$$arch; \
+	  CGO_ENABLED=0 GOOS=linux GOARCH=$$arch go build -trimpath -ldflags "$(LD_FLAGS)" -o bin/linux-$$arch/gvisor-installer ./cmd/gvisor-installer; \
+	done
+
+## tools: every real component the tests use (helm, kube-apiserver, etcd, kube-controller-manager, containerd releases, runsc)
+.PHONY: tools tool-helm tool-control-plane tool-containerd tool-gvisor
+tools: tool-helm tool-control-plane tool-containerd tool-gvisor
+tool-helm:
+	@hack/tools/helm.sh >/dev/null
+tool-control-plane:
+	@hack/tools/control-plane.sh >/dev/null
+tool-containerd:
+	@hack/tools/containerd.sh >/dev/null
+tool-gvisor:
+	@hack/tools/gvisor.sh >/dev/null
+
+## test: install the tools, then run every test (unit, snapshot, helm CLI, real containerd, real control plane)
+.PHONY: test
+test: tools
+	@hack/test.sh
+
+## snapshots: regenerate the golden files of the snapshot tests (review the diff!)
+.PHONY: snapshots
+snapshots:
+	UPDATE_SNAPSHOTS=1 go test ./pkg/... ./cmd/... ./charts/... ./imagevector/...
+
+## generate: regenerate example/controller-registration.yaml from the chart and VERSION
+.PHONY: generate
+generate: tool-helm
+	@go run ./hack/generate-controller-registration -version "$(VERSION)" -chart charts/gardener-extension-runtime-gvisor -out example/controller-registration.yaml
+
+## bench: the benchmarks recorded in BENCHMARKS.md
+.PHONY: bench
+bench: tools
+	@hack/bench.sh
+
+## demo: the main job on an embedded default: a local control plane, our controller, example/ applied, results printed
+.PHONY: demo
+demo: build tool-control-plane
+	@hack/demo.sh
+
+## start: run the controller against the seed in ./dev/kubeconfig
+.PHONY: start
+start:
+	go run -ldflags "$(LD_FLAGS)" ./cmd/gardener-extension-runtime-gvisor \
+	  --kubeconfig=dev/kubeconfig --leader-election=false --ignore-operation-annotation=false \
+	  --gardener-version=v1.149.3 --heartbeat-namespace=default
+
+## docker-images: the extension and installation images for linux/amd64 and linux/arm64 (needs a Docker engine with buildx)
+.PHONY: docker-images
+docker-images:
+	docker buildx build --platform linux/amd64,linux/arm64 --build-arg VERSION=$(VERSION) --target gardener-extension-runtime-gvisor -t gardener-extension-runtime-gvisor:$(VERSION) .
+	docker buildx build --platform linux/amd64,linux/arm64 --build-arg VERSION=$(VERSION) --target runtime-gvisor-installation -t runtime-gvisor-installation:$(VERSION) .
+
+## fmt / vet
+.PHONY: check
+check:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+	go vet ./...
+
+.PHONY: help
+help:
+	@grep -E '^## ' Makefile | sed 's/^## //'

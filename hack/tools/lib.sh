@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Shared helpers for the tool installers. Each installer prints the path of what it installed on stdout
+# and logs to stderr; it skips the build when the cached binary already reports the wanted version.
+set -euo pipefail
+TOOLS_DIR="${TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/runtime-gvisor}"
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+log() { printf '[tools] %s\n' "$*" >&2; }
+mkdir -p "$TOOLS_DIR"
