@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds the real control plane envtest runs (kube-apiserver, kube-controller-manager, etcd) from the Go module
+# proxy into $TOOLS_DIR/control-plane-<k8s>-etcd-<etcd>/ and prints that folder (KUBEBUILDER_ASSETS).
+# setup-envtest's downloads cannot work here; these tools modules live in test/tools/.
+source "$(dirname "$0")/lib.sh"
+
+K8S_VERSION="v1.35.8"
+ETCD_VERSION="v3.6.16"
+dir="$TOOLS_DIR/control-plane-$K8S_VERSION-etcd-$ETCD_VERSION"
+mkdir -p "$dir"
+
+k8s_ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$(echo "$K8S_VERSION" | cut -d. -f2)"
+
+build_k8s() { # name
+  local name=$1
+  if [ -x "$dir/$name" ] && "$dir/$name" --version 2>/dev/null | grep -q "$K8S_VERSION"; then return; fi
+  log "building $name $K8S_VERSION (cold: several minutes on 2 cores)"
+  (cd "$REPO_ROOT/test/tools/control-plane" && CGO_ENABLED=0 go build -trimpath -ldflags "$k8s_ldflags" -o "$dir/$name.tmp" "./$name")
+  mv "$dir/$name.tmp" "$dir/$name"
+}
+
+build_etcd() {
+  if [ -x "$dir/etcd" ] && "$dir/etcd" --version 2>/dev/null | grep -q "etcd Version: ${ETCD_VERSION#v}"; then return; fi
+  log "building etcd $ETCD_VERSION"
+  (cd "$REPO_ROOT/test/tools/etcd" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$dir/etcd.tmp" .)
+  mv "$dir/etcd.tmp" "$dir/etcd"
+}
+
+build_etcd
+build_k8s kube-apiserver
+build_k8s kube-controller-manager
+echo "$dir"

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs the helm CLI from the Go module proxy into $TOOLS_DIR/helm-<version>/ and prints the binary's path.
+source "$(dirname "$0")/lib.sh"
+
+HELM_VERSION="v3.22.0"
+dir="$TOOLS_DIR/helm-$HELM_VERSION"
+if ! { [ -x "$dir/helm" ] && "$dir/helm" version --short 2>/dev/null | grep -q "^$HELM_VERSION"; }; then
+  log "installing helm $HELM_VERSION"
+  mkdir -p "$dir"
+  GOBIN="$dir" CGO_ENABLED=0 go install -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
+fi
+echo "$dir/helm"

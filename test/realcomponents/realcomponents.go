@@ -1,0 +1,37 @@
+// Package realcomponents finds the real binaries (helm, kube-apiserver, containerd, runsc) that `make test`
+// installs into the tool cache and announces through environment variables (see hack/test.sh).
+//
+// A plain `go test` without them skips the tests that need them, saying which make target installs them;
+// under `make test` REQUIRE_REAL_COMPONENTS=1 is set and a missing component fails the test instead,
+// so CI can never go green by skipping.
+package realcomponents
+
+import (
+	"os"
+	"testing"
+)
+
+// Env returns the value of the environment variable env that names a real component,
+// or skips (fails under REQUIRE_REAL_COMPONENTS=1) the test when it is unset.
+func Env(t testing.TB, env, makeTarget string) string {
+	t.Helper()
+	v := os.Getenv(env)
+	if v != "" {
+		return v
+	}
+	msg := env + " is not set: run `make " + makeTarget + "` or `make test`, which install the real component and set it"
+	if os.Getenv("REQUIRE_REAL_COMPONENTS") == "1" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// Helm returns the path of the helm CLI (HELM_BIN).
+func Helm(t testing.TB) string { return Env(t, "HELM_BIN", "tool-helm") }
+
+// KubebuilderAssets returns the folder with etcd, kube-apiserver and kube-controller-manager (KUBEBUILDER_ASSETS).
+func KubebuilderAssets(t testing.TB) string { return Env(t, "KUBEBUILDER_ASSETS", "tool-control-plane") }
+
+// GVisorDir returns the folder with static runsc and containerd-shim-runsc-v1 (GVISOR_TEST_GVISOR_DIR).
+func GVisorDir(t testing.TB) string { return Env(t, "GVISOR_TEST_GVISOR_DIR", "tool-gvisor") }
