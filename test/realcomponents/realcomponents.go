@@ -31,7 +31,9 @@ func Env(t testing.TB, env, makeTarget string) string {
 func Helm(t testing.TB) string { return Env(t, "HELM_BIN", "tool-helm") }
 
 // KubebuilderAssets returns the folder with etcd, kube-apiserver and kube-controller-manager (KUBEBUILDER_ASSETS).
-func KubebuilderAssets(t testing.TB) string { return Env(t, "KUBEBUILDER_ASSETS", "tool-control-plane") }
+func KubebuilderAssets(t testing.TB) string {
+	return Env(t, "KUBEBUILDER_ASSETS", "tool-control-plane")
+}
 
 // GVisorDir returns the folder with static runsc and containerd-shim-runsc-v1 (GVISOR_TEST_GVISOR_DIR).
 func GVisorDir(t testing.TB) string { return Env(t, "GVISOR_TEST_GVISOR_DIR", "tool-gvisor") }
