@@ -1,0 +1,15 @@
+// Package v1alpha1 is the provider configuration of a ContainerRuntime of type gvisor: the object a shoot owner
+// writes into spec.provider.workers[].cri.containerRuntimes[].providerConfig.
+//
+// It keeps the API group, version and field names of the configuration operators already write for the original
+// gardener-extension-runtime-gvisor, so existing Shoot manifests decode unchanged:
+//
+//	apiVersion: gvisor.runtime.extensions.config.gardener.cloud/v1alpha1
+//	kind: GVisorConfiguration
+//	configFlags:
+//	  net-raw: "true"
+//
+// Decode is strict (an unknown or misspelt field is an error naming it, never silently dropped) and Validate checks
+// every runsc flag against an allowlist with typed values (see flags.go), because these flags end up in the
+// runsc.toml of every node of the pool, where a bad value breaks every gVisor sandbox start.
+package v1alpha1

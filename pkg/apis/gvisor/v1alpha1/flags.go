@@ -1,0 +1,129 @@
+package v1alpha1
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// flagSpec describes the values one runsc flag accepts.
+type flagSpec struct {
+	// allowed is the human-readable description of the accepted values, used in error messages.
+	allowed string
+	// enum, when non-empty, is the exhaustive list of accepted values.
+	enum []string
+	// check validates values of non-enum flags; it returns a reason the value is refused.
+	check func(value string) error
+}
+
+var boolValues = []string{"false", "true"}
+
+// allowedFlags is the allowlist of runsc flags a shoot owner may set, with typed values.
+//
+// WHY an allowlist: runsc reads runsc.toml at every sandbox start, so an unknown flag or a bad value breaks every
+// gVisor pod on the pool, long after the shoot owner saved the Shoot. Flags that weaken the sandbox's isolation
+// from the host (network=host, host-uds, ...) or that only make sense for runsc developers stay out.
+//
+// Values are those runsc's own flag parser accepts (gvisor.dev/gvisor/runsc/config), narrowed to one canonical
+// spelling each (for example "true", not "1" or "True"), so equal configurations give byte-identical runsc.toml.
+var allowedFlags = map[string]flagSpec{
+	// net-raw enables raw sockets, which Istio's init container needs to set up iptables.
+	"net-raw": {allowed: "true or false", enum: boolValues},
+	// debug writes runsc debug logs (to debug-log, which is then required).
+	"debug": {allowed: "true or false", enum: boolValues},
+	// debug-log is the host path of the debug logs; a trailing "/" makes runsc create one file per command there.
+	"debug-log": {allowed: "an absolute host path, optionally ending in / and using %ID%, %TIMESTAMP%, %COMMAND%", check: checkDebugLog},
+	// strace logs the sandboxed application's system calls to the debug log (which is then required).
+	"strace": {allowed: "true or false", enum: boolValues},
+	// nvproxy enables NVIDIA GPU support on GPU nodes.
+	"nvproxy": {allowed: "true or false", enum: boolValues},
+	// platform chooses how the sandbox intercepts system calls; kvm needs /dev/kvm on the node.
+	"platform": {allowed: "systrap, ptrace or kvm", enum: []string{"kvm", "ptrace", "systrap"}},
+	// panic-signal makes the sandbox panic (with stack traces) on that signal, to debug hangs; -1 disables it.
+	"panic-signal": {allowed: "an integer from -1 to 31", check: checkPanicSignal},
+	// directfs lets the sentry open container files directly (default true); false routes file access through the gofer.
+	"directfs": {allowed: "true or false", enum: boolValues},
+	// overlay2 wraps mounts with an overlay filesystem backed by memory, the mount itself or a host directory.
+	"overlay2": {allowed: "none, or {root|all}:{memory|self|dir=<absolute path>} optionally followed by ,size=<size>", check: checkOverlay2},
+	// file-access chooses whether the root filesystem may be changed from outside the sandbox.
+	"file-access": {allowed: "exclusive or shared", enum: []string{"exclusive", "shared"}},
+	// watchdog-action decides what happens when the sandbox watchdog detects a stuck task.
+	"watchdog-action": {allowed: "log or panic", enum: []string{"log", "panic"}},
+	// cpu-num-from-quota sizes the sandbox's CPU count by the container's CPU quota (default true).
+	"cpu-num-from-quota": {allowed: "true or false", enum: boolValues},
+}
+
+// AllowedFlags returns the names of the runsc flags a GVisorConfiguration may set, sorted.
+func AllowedFlags() []string {
+	names := make([]string, 0, len(allowedFlags))
+	for name := range allowedFlags {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// AllowedValues returns the human-readable description of the values flag accepts, or "" for an unknown flag.
+func AllowedValues(flag string) string { return allowedFlags[flag].allowed }
+
+// safePath restricts host paths to characters that need no quoting in TOML or shell and cannot smuggle options.
+var safePath = regexp.MustCompile(`^/[A-Za-z0-9._/%+-]*$`)
+
+func checkAbsoluteHostPath(p string) error {
+	if !safePath.MatchString(p) {
+		return fmt.Errorf("must be an absolute path of letters, digits and . _ / %% + -")
+	}
+	trimmed := strings.TrimSuffix(p, "/")
+	if trimmed == "" {
+		return fmt.Errorf("must not be the root directory")
+	}
+	if path.Clean(trimmed) != trimmed {
+		return fmt.Errorf("must be clean (no //, . or .. elements), for example %q", path.Clean(trimmed))
+	}
+	return nil
+}
+
+func checkDebugLog(v string) error { return checkAbsoluteHostPath(v) }
+
+func checkPanicSignal(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || strconv.Itoa(n) != v {
+		return fmt.Errorf("must be an integer written plainly, for example \"12\" (SIGUSR2) or \"-1\"")
+	}
+	if n < -1 || n > 31 {
+		return fmt.Errorf("must be between -1 and 31")
+	}
+	return nil
+}
+
+var overlaySize = regexp.MustCompile(`^[1-9][0-9]*[kKmMgGtT]?$`)
+
+func checkOverlay2(v string) error {
+	if v == "none" {
+		return nil
+	}
+	spec, size, hasSize := strings.Cut(v, ",")
+	mount, medium, ok := strings.Cut(spec, ":")
+	if !ok || (mount != "root" && mount != "all") {
+		return fmt.Errorf("must start with root: or all:")
+	}
+	switch {
+	case medium == "memory", medium == "self":
+	case strings.HasPrefix(medium, "dir="):
+		if err := checkAbsoluteHostPath(strings.TrimPrefix(medium, "dir=")); err != nil {
+			return fmt.Errorf("dir=: %w", err)
+		}
+	default:
+		return fmt.Errorf("medium %q must be memory, self or dir=<absolute path>", medium)
+	}
+	if hasSize {
+		s, ok := strings.CutPrefix(size, "size=")
+		if !ok || !overlaySize.MatchString(s) {
+			return fmt.Errorf("%q must be size=<number>[k|m|g|t]", size)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,37 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+const (
+	// GroupName is the API group of the gVisor provider configuration (unchanged from the original extension).
+	GroupName = "gvisor.runtime.extensions.config.gardener.cloud"
+	// Version is the API version of this package.
+	Version = "v1alpha1"
+	// Kind is the kind of the provider configuration.
+	Kind = "GVisorConfiguration"
+)
+
+// SchemeGroupVersion is the group version of this package's types.
+var SchemeGroupVersion = schema.GroupVersion{Group: GroupName, Version: Version}
+
+// APIVersion is the apiVersion a GVisorConfiguration must carry.
+var APIVersion = SchemeGroupVersion.String()
+
+// GVisorConfiguration is the providerConfig of a ContainerRuntime of type gvisor.
+type GVisorConfiguration struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// ConfigFlags are runsc flags (name without the leading dashes -> value) written to runsc.toml on every node
+	// of the worker pool, for example {"net-raw": "true"} which Istio's init container needs.
+	// Only allowlisted flags with valid values are accepted (see AllowedFlags).
+	// +optional
+	ConfigFlags map[string]string `json:"configFlags,omitempty"`
+
+	// TestImageTag is kept so that configurations written for the original extension still decode.
+	// What the controller does with it is the controller's decision (see its documentation).
+	// +optional
+	TestImageTag *string `json:"testImageTag,omitempty"`
+}
