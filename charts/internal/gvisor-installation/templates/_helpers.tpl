@@ -1,0 +1,22 @@
+{{/* Name of the pool's DaemonSet; unique per pool in kube-system. */}}
+{{- define "gvisor-installation.name" -}}
+gvisor-installation-{{ .Values.workerPool }}
+{{- end -}}
+
+{{/* Labels that select the pool's installation pods (DaemonSet selector: immutable, keep it stable). */}}
+{{- define "gvisor-installation.selectorLabels" -}}
+app.kubernetes.io/name: gvisor-installation
+app.kubernetes.io/instance: {{ .Values.workerPool }}
+{{- end -}}
+
+{{/*
+runsc.toml: [runsc_config] and one line per flag. Go templates range over maps in sorted key order, so the same
+flags always give the same bytes and the pod's checksum annotation changes only when the content does.
+printf %q gives a TOML basic string for the characters the schema lets through.
+*/}}
+{{- define "gvisor-installation.runscToml" -}}
+[runsc_config]
+{{- range $flag, $value := .Values.configFlags }}
+  {{ $flag }} = {{ printf "%q" $value }}
+{{- end }}
+{{ end -}}
