@@ -1,0 +1,126 @@
+package envtest
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// process is a child process whose output goes to a log file, so a failure can quote the log's tail.
+type process struct {
+	name    string
+	cmd     *exec.Cmd
+	logPath string
+	done    chan struct{}
+	waitErr error
+}
+
+func startProcess(name, logPath string, argv ...string) (*process, error) {
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, fmt.Errorf("%s: creating log %s: %w", name, logPath, err)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	// Own process group: a Ctrl-C in `make demo` reaches us first, and we stop the child in order.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("%s: starting %s: %w", name, argv[0], err)
+	}
+	p := &process{name: name, cmd: cmd, logPath: logPath, done: make(chan struct{})}
+	go func() {
+		p.waitErr = cmd.Wait()
+		logFile.Close()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// logTail returns the last lines of the process log, for error messages.
+func (p *process) logTail() string {
+	data, err := os.ReadFile(p.logPath)
+	if err != nil {
+		return "(no log: " + err.Error() + ")"
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > 20 {
+		lines = lines[len(lines)-20:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// stop sends SIGTERM and waits up to 20s before killing.
+func (p *process) stop() error {
+	select {
+	case <-p.done:
+		return nil
+	default:
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+		return nil
+	case <-time.After(20 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+		return fmt.Errorf("%s did not stop within 20s after SIGTERM; killed", p.name)
+	}
+}
+
+// waitHealthy polls url (self-signed TLS: only liveness matters here) until it answers 200 "ok",
+// the process exits, or the timeout passes.
+func (p *process) waitHealthy(ctx context.Context, url string, timeout time.Duration) error {
+	httpClient := &http.Client{
+		Timeout:   2 * time.Second,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // local self-signed serving cert
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var lastErr error
+	for {
+		select {
+		case <-p.done:
+			return fmt.Errorf("%s exited before becoming healthy (%v); log %s:\n%s", p.name, p.waitErr, p.logPath, p.logTail())
+		case <-ctx.Done():
+			return fmt.Errorf("%s not healthy at %s within %s (last error: %v); log %s:\n%s", p.name, url, timeout, lastErr, p.logPath, p.logTail())
+		case <-time.After(200 * time.Millisecond):
+		}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		resp, err := httpClient.Do(req)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		var body bytes.Buffer
+		_, _ = body.ReadFrom(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			return nil
+		}
+		lastErr = fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(body.String()))
+	}
+}
+
+// freePort asks the kernel for a free TCP port on localhost.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	addr, ok := l.Addr().(*net.TCPAddr)
+	if !ok {
+		return 0, errors.New("unexpected listener address type")
+	}
+	return addr.Port, nil
+}

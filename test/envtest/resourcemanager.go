@@ -1,0 +1,86 @@
+package envtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/gardener/gardener/pkg/api/indexer"
+	resourcemanagerconfigv1alpha1 "github.com/gardener/gardener/pkg/apis/config/resourcemanager/v1alpha1"
+	resourcemanagerclient "github.com/gardener/gardener/pkg/resourcemanager/client"
+	"github.com/gardener/gardener/pkg/resourcemanager/controller/health"
+	"github.com/gardener/gardener/pkg/resourcemanager/controller/managedresource"
+	resourcemanagerpredicate "github.com/gardener/gardener/pkg/resourcemanager/predicate"
+)
+
+// ResourceManager is gardener-resource-manager's managedresource, health and progressing controllers running
+// in-process against one API server as source and target (like a shoot's resource manager whose "shoot" is the
+// same cluster).
+type ResourceManager struct {
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// StartResourceManager starts the controllers and returns once the manager's caches are synced.
+func StartResourceManager(ctx context.Context, cfg *rest.Config, log logr.Logger) (*ResourceManager, error) {
+	rmConfig := &resourcemanagerconfigv1alpha1.ResourceManagerConfiguration{}
+	resourcemanagerconfigv1alpha1.SetObjectDefaults_ResourceManagerConfiguration(rmConfig)
+	// Health is re-checked on every watched object change; the period only bounds how stale a condition may get.
+	rmConfig.Controllers.Health.SyncPeriod = &metav1.Duration{Duration: 15 * time.Second}
+
+	mgr, err := manager.New(cfg, manager.Options{
+		Scheme:                  resourcemanagerclient.CombinedScheme,
+		Logger:                  log,
+		Metrics:                 metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress:  "0",
+		GracefulShutdownTimeout: new(5 * time.Second),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gardener-resource-manager: creating manager: %w", err)
+	}
+	// The health checks look up pods by node (DaemonSets on preserved nodes); the real binary adds this index too.
+	if err := indexer.AddPodNodeName(ctx, mgr.GetFieldIndexer()); err != nil {
+		return nil, fmt.Errorf("gardener-resource-manager: adding pod index: %w", err)
+	}
+	if err := health.AddToManager(ctx, mgr, mgr, mgr, *rmConfig); err != nil {
+		return nil, fmt.Errorf("gardener-resource-manager: adding health controllers: %w", err)
+	}
+	if err := (&managedresource.Reconciler{
+		Config:      rmConfig.Controllers.ManagedResource,
+		ClassFilter: resourcemanagerpredicate.NewClassFilter(*rmConfig.Controllers.ResourceClass),
+		ClusterID:   *rmConfig.Controllers.ClusterID,
+	}).AddToManager(mgr, mgr, mgr); err != nil {
+		return nil, fmt.Errorf("gardener-resource-manager: adding managedresource controller: %w", err)
+	}
+
+	runCtx, cancel := context.WithCancel(ctx)
+	rm := &ResourceManager{cancel: cancel, done: make(chan error, 1)}
+	go func() { rm.done <- mgr.Start(runCtx) }()
+
+	syncCtx, syncCancel := context.WithTimeout(ctx, time.Minute)
+	defer syncCancel()
+	if !mgr.GetCache().WaitForCacheSync(syncCtx) {
+		return nil, errors.Join(errors.New("gardener-resource-manager: caches did not sync within 1m"), rm.Stop())
+	}
+	return rm, nil
+}
+
+// Stop stops the controllers and waits for the manager to return.
+func (rm *ResourceManager) Stop() error {
+	if rm == nil || rm.cancel == nil {
+		return nil
+	}
+	rm.cancel()
+	rm.cancel = nil
+	if err := <-rm.done; err != nil {
+		return fmt.Errorf("gardener-resource-manager: %w", err)
+	}
+	return nil
+}
