@@ -1,0 +1,36 @@
+{{/*
+Name of every namespaced object. Fixed (not derived from the release name) because Gardener names the
+release after the ControllerRegistration, while the controller, dashboards and docs expect this name.
+*/}}
+{{- define "name" -}}
+gardener-extension-runtime-gvisor
+{{- end -}}
+
+{{/*
+Name of the cluster-scoped RBAC objects: it carries the release namespace so that two installations
+(e.g. a test release beside the Gardener-managed one) never fight over one ClusterRole.
+*/}}
+{{- define "clusterName" -}}
+{{ include "name" . }}:{{ .Release.Namespace }}
+{{- end -}}
+
+{{/* Selector labels: stable for the lifetime of the Deployment (selectors are immutable). */}}
+{{- define "selectorLabels" -}}
+app.kubernetes.io/name: {{ include "name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "labels" -}}
+{{ include "selectorLabels" . }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- end -}}
+
+{{/*
+Image reference. The tag defaults to the chart's appVersion, which always names a release; the schema
+rejects development tags, so this can never render a tag that no registry has.
+*/}}
+{{- define "image" -}}
+{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- end -}}
