@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	gardencorev1 "github.com/gardener/gardener/pkg/apis/core/v1"
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	"github.com/google/go-cmp/cmp"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"sigs.k8s.io/yaml"
+)
+
+const (
+	repoRoot = "../.."
+	chartDir = repoRoot + "/charts/gardener-extension-runtime-gvisor"
+	example  = repoRoot + "/example/controller-registration.yaml"
+)
+
+func repoVersion(t *testing.T) string {
+	t.Helper()
+	v, err := os.ReadFile(filepath.Join(repoRoot, "VERSION"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(v))
+}
+
+// TestExampleIsUpToDate regenerates the registration exactly as `make generate` does (through run, into a
+// temp file) and fails if the committed example differs.
+func TestExampleIsUpToDate(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "controller-registration.yaml")
+	if err := run(repoVersion(t), chartDir, out); err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatalf("%v: run `make generate`", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("example/controller-registration.yaml is stale (chart or VERSION changed): run `make generate` and commit the result")
+	}
+}
+
+func TestGenerateIsDeterministic(t *testing.T) {
+	a, err := Generate("v0.1.0-dev", chartDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Generate("v0.1.0-dev", chartDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Fatal("two runs on the same chart and version produced different bytes")
+	}
+}
+
+// TestGenerateObjects decodes the output strictly into Gardener's own API types and checks every field
+// Gardener reads, including that the rawChart is a loadable chart with the resolved root schema.
+func TestGenerateObjects(t *testing.T) {
+	rootSchema, err := os.ReadFile(filepath.Join(repoRoot, "values.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ version, wantTag string }{
+		{"v1.2.3", "v1.2.3"},             // release: the image gets the release's own tag
+		{"v0.1.0-dev", "v0.1.0"},         // development: the last release (Chart.yaml appVersion)
+		{"v0.0.0-dev", "v0.1.0"},         // unstamped `go build`
+		{"v1.2.3-dirty", "v0.1.0"},       // dirty tree
+		{"v1.2.3+abc", "v0.1.0"},         // build metadata
+		{"v1.2.3-rc.1", "v0.1.0"},        // pre-release: not a vX.Y.Z release
+		{"master+$Format:%H$", "v0.1.0"}, // unexpanded git archive placeholder
+	} {
+		t.Run(tc.version, func(t *testing.T) {
+			data, err := Generate(tc.version, chartDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs := strings.Split(string(data), "\n---\n")
+			if len(docs) != 3 {
+				t.Fatalf("want header + 2 documents, got %d parts", len(docs))
+			}
+			var deployment gardencorev1.ControllerDeployment
+			if err := yaml.UnmarshalStrict([]byte(docs[1]), &deployment); err != nil {
+				t.Fatalf("ControllerDeployment: %v", err)
+			}
+			var registration gardencorev1beta1.ControllerRegistration
+			if err := yaml.UnmarshalStrict([]byte(docs[2]), &registration); err != nil {
+				t.Fatalf("ControllerRegistration: %v", err)
+			}
+
+			if deployment.APIVersion != "core.gardener.cloud/v1" || deployment.Kind != "ControllerDeployment" || deployment.Name != "runtime-gvisor" {
+				t.Errorf("ControllerDeployment type/name: %s %s %s", deployment.APIVersion, deployment.Kind, deployment.Name)
+			}
+			var values map[string]any
+			if err := json.Unmarshal(deployment.Helm.Values.Raw, &values); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(map[string]any{"image": map[string]any{"tag": tc.wantTag}}, values); diff != "" {
+				t.Errorf("values (-want +got):\n%s", diff)
+			}
+			c, err := loader.LoadArchive(bytes.NewReader(deployment.Helm.RawChart))
+			if err != nil {
+				t.Fatalf("rawChart: %v", err)
+			}
+			if !bytes.Equal(c.Schema, rootSchema) {
+				t.Error("rawChart's values.schema.json is not the root values.schema.json")
+			}
+			if c.Name() != "gardener-extension-runtime-gvisor" {
+				t.Errorf("rawChart name %q", c.Name())
+			}
+
+			policy := gardencorev1beta1.ControllerDeploymentPolicyOnDemand
+			want := gardencorev1beta1.ControllerRegistration{
+				Spec: gardencorev1beta1.ControllerRegistrationSpec{
+					Resources: []gardencorev1beta1.ControllerResource{{Kind: "ContainerRuntime", Type: "gvisor"}},
+					Deployment: &gardencorev1beta1.ControllerRegistrationDeployment{
+						Policy:         &policy,
+						DeploymentRefs: []gardencorev1beta1.DeploymentRef{{Name: "runtime-gvisor"}},
+					},
+				},
+			}
+			want.APIVersion, want.Kind, want.Name = "core.gardener.cloud/v1beta1", "ControllerRegistration", "runtime-gvisor"
+			if diff := cmp.Diff(want, registration); diff != "" {
+				t.Errorf("ControllerRegistration (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestImageTagRejectsDevAppVersion(t *testing.T) {
+	_, err := imageTag("v0.2.0-dev", "v0.2.0-dev")
+	if err == nil || !strings.Contains(err.Error(), "appVersion") {
+		t.Fatalf("want an error naming appVersion, got %v", err)
+	}
+}
+
+func TestRunRequiresVersion(t *testing.T) {
+	err := run("", chartDir, filepath.Join(t.TempDir(), "x.yaml"))
+	if err == nil || !strings.Contains(err.Error(), "-version") {
+		t.Fatalf("want an error naming -version, got %v", err)
+	}
+}
+
+func TestRunLeavesNoPartialFileOnError(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "x.yaml")
+	if err := run("v1.0.0", filepath.Join(t.TempDir(), "missing-chart"), out); err == nil {
+		t.Fatal("want an error for a missing chart")
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("output written despite the error: %v", err)
+	}
+}
