@@ -1,0 +1,110 @@
+// Package imagevector resolves the images of this extension: the pinned list in images.yaml, stamped with the
+// build's version when that is a release, then overwritten by the operator's IMAGEVECTOR_OVERWRITE file
+// (Gardener's convention, applied by github.com/gardener/gardener/pkg/utils/imagevector).
+//
+// The rule (see README.md): a release version (vX.Y.Z) tags our images with that version; anything else
+// (-dev, -dirty, +metadata, the unstamped v0.0.0-dev of `go build`/`go test`) keeps the pinned tag of the last
+// release, so no build can ever render a tag that no registry has.
+package imagevector
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	gardenerimagevector "github.com/gardener/gardener/pkg/utils/imagevector"
+)
+
+// Names of our images in images.yaml.
+const (
+	ImageNameExtension    = "gardener-extension-runtime-gvisor"
+	ImageNameInstallation = "runtime-gvisor-installation"
+)
+
+// OverrideEnv is the environment variable naming the operator's image vector overwrite file.
+const OverrideEnv = gardenerimagevector.OverrideEnv
+
+//go:embed images.yaml
+var imagesYAML []byte
+
+// ours lists the images the version stamp applies to: images.yaml may one day list third-party images, whose
+// tags have nothing to do with our version.
+var ours = []string{ImageNameExtension, ImageNameInstallation}
+
+var releaseVersion = regexp.MustCompile(`^v\d+\.\d+\.\d+$`)
+
+// IsRelease reports whether version is a release version (vMAJOR.MINOR.PATCH, nothing appended), the only kind
+// that our images are tagged with.
+func IsRelease(version string) bool { return releaseVersion.MatchString(version) }
+
+// ForVersion returns images.yaml with our images tagged version if it is a release, and left at their pinned
+// tags otherwise. It ignores IMAGEVECTOR_OVERWRITE (see Load).
+func ForVersion(version string) (gardenerimagevector.ImageVector, error) {
+	vector, _, err := gardenerimagevector.Read(imagesYAML)
+	if err != nil {
+		return nil, fmt.Errorf("reading embedded imagevector/images.yaml: %w", err)
+	}
+	if IsRelease(version) {
+		for _, img := range vector {
+			if isOurs(img.Name) && img.Ref == nil {
+				tag := version
+				img.Tag = &tag
+			}
+		}
+	}
+	// The pinned tags must themselves be releases: guard against a release step that pinned a dev tag.
+	for _, img := range vector {
+		if ref := img.ToImage(nil).String(); CheckReference(ref) != nil {
+			return nil, fmt.Errorf("imagevector/images.yaml: image %q: %w; pin the last released tag", img.Name, CheckReference(ref))
+		}
+	}
+	return vector, nil
+}
+
+// Load returns ForVersion(version) with the overwrite file named by IMAGEVECTOR_OVERWRITE applied, if set.
+func Load(version string) (gardenerimagevector.ImageVector, error) {
+	return LoadWithOverwrite(version, os.Getenv(OverrideEnv))
+}
+
+// LoadWithOverwrite returns ForVersion(version) merged with the image vector in overwriteFile (skipped when
+// empty), with Gardener's merge semantics: an entry with `tag:` replaces the tag, one with `ref:` replaces the
+// whole reference (so it never gets a second tag appended).
+func LoadWithOverwrite(version, overwriteFile string) (gardenerimagevector.ImageVector, error) {
+	vector, err := ForVersion(version)
+	if err != nil {
+		return nil, err
+	}
+	if overwriteFile == "" {
+		return vector, nil
+	}
+	overwrite, _, err := gardenerimagevector.ReadFile(overwriteFile)
+	if err != nil {
+		return nil, fmt.Errorf("reading image vector overwrite %s (set by %s or --image-vector-overwrite): %w", overwriteFile, OverrideEnv, err)
+	}
+	return gardenerimagevector.MergeImageVectors(vector, overwrite), nil
+}
+
+// forbidden are the markers of versions that no registry has: development and dirty builds, git-describe
+// versions of untagged commits, and unexpanded git archive placeholders.
+var forbidden = []string{"-dev", "-dirty", "master+", "$Format"}
+
+// CheckReference returns an error if the image reference carries a development version marker.
+func CheckReference(ref string) error {
+	for _, f := range forbidden {
+		if strings.Contains(ref, f) {
+			return fmt.Errorf("image reference %q contains %q, a version no registry has", ref, f)
+		}
+	}
+	return nil
+}
+
+func isOurs(name string) bool {
+	for _, n := range ours {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}

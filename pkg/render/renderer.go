@@ -1,0 +1,124 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	gardenerimagevector "github.com/gardener/gardener/pkg/utils/imagevector"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/engine"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/charts"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
+)
+
+// Renderer renders the embedded charts. It is immutable after New and safe for concurrent use.
+type Renderer struct {
+	runtimeClass *parsedChart
+	installation *parsedChart
+	images       gardenerimagevector.ImageVector
+}
+
+// New parses the embedded charts and compiles their schemas once. images is the image vector to take the
+// installation image from, usually imagevector.Load(version.Version) (which honours IMAGEVECTOR_OVERWRITE).
+func New(images gardenerimagevector.ImageVector) (*Renderer, error) {
+	return newFromFS(charts.Internal, images)
+}
+
+func newFromFS(fsys fs.FS, images gardenerimagevector.ImageVector) (*Renderer, error) {
+	if _, err := images.FindImage(imagevector.ImageNameInstallation); err != nil {
+		return nil, fmt.Errorf("image vector has no usable %q image: %w", imagevector.ImageNameInstallation, err)
+	}
+	rc, err := loadChart(fsys, charts.RuntimeClassChartPath)
+	if err != nil {
+		return nil, err
+	}
+	inst, err := loadChart(fsys, charts.InstallationChartPath)
+	if err != nil {
+		return nil, err
+	}
+	return &Renderer{runtimeClass: rc, installation: inst, images: images}, nil
+}
+
+// RuntimeClass renders the RuntimeClass chart (once per shoot).
+func (r *Renderer) RuntimeClass(v RuntimeClassValues) (*Manifests, error) {
+	if err := configurationError(validateRuntimeClassValues(v)); err != nil {
+		return nil, err
+	}
+	values, err := toMap(v)
+	if err != nil {
+		return nil, err
+	}
+	if v.Overhead != nil && len(v.Overhead.PodFixed) > 0 {
+		podFixed := map[string]any{}
+		for name, q := range v.Overhead.PodFixed {
+			podFixed[string(name)] = q.String()
+		}
+		values["overhead"] = podFixed
+	}
+	return r.render(r.runtimeClass, values)
+}
+
+// Installation renders one worker pool's installation chart.
+func (r *Renderer) Installation(v InstallationValues) (*Manifests, error) {
+	if err := configurationError(validateInstallationValues(v)); err != nil {
+		return nil, err
+	}
+	if v.Image == "" {
+		var opts []gardenerimagevector.FindOptionFunc
+		if v.TargetVersion != "" {
+			opts = append(opts, gardenerimagevector.TargetVersion(v.TargetVersion))
+		}
+		img, err := r.images.FindImage(imagevector.ImageNameInstallation, opts...)
+		if err != nil {
+			return nil, fmt.Errorf("finding image %q for target version %q: %w", imagevector.ImageNameInstallation, v.TargetVersion, err)
+		}
+		v.Image = img.String()
+	}
+	values, err := toMap(v)
+	if err != nil {
+		return nil, err
+	}
+	return r.render(r.installation, values)
+}
+
+// render validates values against the chart's schema, renders it with Helm's engine and decodes the output.
+func (r *Renderer) render(pc *parsedChart, values map[string]any) (*Manifests, error) {
+	name := pc.chart.Name()
+	// Coalesce copies the values and fills in the chart's defaults (values.yaml) without touching the chart.
+	vals, err := chartutil.CoalesceValues(pc.chart, values)
+	if err != nil {
+		return nil, fmt.Errorf("chart %s: merging values with defaults: %w", name, err)
+	}
+	if err := pc.schema.Validate(vals.AsMap()); err != nil {
+		return nil, fmt.Errorf("chart %s: values don't meet values.schema.json: %s", name,
+			strings.TrimPrefix(err.Error(), "jsonschema validation failed with 'file:///values.schema.json#'\n"))
+	}
+	top, err := chartutil.ToRenderValuesWithSchemaValidation(pc.chart, vals, chartutil.ReleaseOptions{
+		Name: name, Namespace: "kube-system", IsInstall: true, Revision: 1,
+	}, nil, true /* validated above against the precompiled schema */)
+	if err != nil {
+		return nil, fmt.Errorf("chart %s: %w", name, err)
+	}
+	files, err := engine.Render(pc.chart, top)
+	if err != nil {
+		return nil, fmt.Errorf("rendering chart %s: %w", name, err)
+	}
+	return newManifests(name, files)
+}
+
+// toMap turns typed values into the generic map Helm wants, through their JSON form (omitempty fields are
+// left out, so Helm fills in the chart's defaults for them).
+func toMap(v any) (map[string]any, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encoding values: %w", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("decoding values: %w", err)
+	}
+	return m, nil
+}

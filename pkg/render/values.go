@@ -1,0 +1,40 @@
+package render
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+)
+
+// RuntimeClassValues are the values of the RuntimeClass chart. The zero value renders the chart's defaults.
+type RuntimeClassValues struct {
+	// NodeSelector replaces the RuntimeClass's scheduling.nodeSelector; nil or empty means Gardener's
+	// containerruntime.worker.gardener.cloud/gvisor: "true".
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+	// Tolerations are added to every pod using the RuntimeClass.
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+	// Overhead is the sandbox's per-pod cost; nil means none.
+	Overhead *nodev1.Overhead `json:"-"`
+}
+
+// InstallationValues are the values of one worker pool's installation chart.
+type InstallationValues struct {
+	// WorkerPool is the pool's name (a DNS label of at most 43 characters); required.
+	WorkerPool string `json:"workerPool"`
+	// NodeSelector are the labels of the pool's nodes (selector matchLabels).
+	// worker.gardener.cloud/cri-name: containerd is always added.
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+	// NodeAffinity expresses selector matchExpressions; nil means none.
+	NodeAffinity *corev1.NodeAffinity `json:"nodeAffinity,omitempty"`
+	// BinaryPath is the host directory for runsc and the shim (ContainerRuntime spec.binaryPath); required,
+	// absolute and clean.
+	BinaryPath string `json:"binaryPath"`
+	// ConfigFlags are runsc flags, checked against the allowlist of package v1alpha1.
+	ConfigFlags map[string]string `json:"configFlags,omitempty"`
+	// Tolerations of the installation pods; nil means the chart default (tolerate everything).
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+	// Image, if set, replaces the installation image from the image vector (full reference).
+	Image string `json:"image,omitempty"`
+	// TargetVersion is the shoot's Kubernetes version, used to pick an image vector entry that has a
+	// targetVersion constraint; empty matches entries without one.
+	TargetVersion string `json:"-"`
+}
