@@ -3,6 +3,7 @@ package v1alpha1
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -17,6 +18,10 @@ var ProviderConfigPath = field.NewPath("providerConfig")
 
 // knownFields are the top-level fields of a GVisorConfiguration, listed in "unknown field" errors.
 var knownFields = []string{"apiVersion", "kind", "configFlags", "testImageTag"}
+
+// strictField extracts the field name from sigs.k8s.io/json's strict errors (`unknown field "x"`,
+// `duplicate field "x"`).
+var strictField = regexp.MustCompile(`^(unknown|duplicate) field "([^"]*)"`)
 
 // wire is what Decode reads before checking value types, so that `net-raw: true` (a YAML bool) gets an error that
 // says to quote it instead of a JSON type error.
@@ -43,7 +48,7 @@ func Decode(raw []byte) (*GVisorConfiguration, error) {
 	js, err := yaml.YAMLToJSONStrict(trimmed)
 	if err != nil {
 		return nil, field.ErrorList{field.Invalid(ProviderConfigPath, "(unparsable)",
-			fmt.Sprintf("not valid YAML or JSON: %v", err))}.ToAggregate()
+			fmt.Sprintf("not valid YAML or JSON, or a key appears twice: %v", err))}.ToAggregate()
 	}
 	var w wire
 	strictErrs, err := sigsjson.UnmarshalStrict(js, &w, sigsjson.DisallowDuplicateFields, sigsjson.DisallowUnknownFields)
@@ -54,7 +59,11 @@ func Decode(raw []byte) (*GVisorConfiguration, error) {
 
 	var errs field.ErrorList
 	for _, se := range strictErrs {
-		errs = append(errs, field.Invalid(ProviderConfigPath, "(strict decoding)",
+		p := ProviderConfigPath
+		if m := strictField.FindStringSubmatch(se.Error()); m != nil {
+			p = p.Child(m[2]) // name the offending field itself
+		}
+		errs = append(errs, field.Forbidden(p,
 			fmt.Sprintf("%v; the fields of a %s are %s", se, Kind, strings.Join(knownFields, ", "))))
 	}
 	errs = append(errs, checkTypeMeta(w)...)
