@@ -1,0 +1,132 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	extensionscmdcontroller "github.com/gardener/gardener/extensions/pkg/controller/cmd"
+	heartbeatcmd "github.com/gardener/gardener/extensions/pkg/controller/heartbeat/cmd"
+)
+
+const (
+	// Name is the extension's name: heartbeat holder identity and log name.
+	Name = "runtime-gvisor"
+	// DefaultLeaderElectionID matches the extension chart's default leaderElection.id.
+	DefaultLeaderElectionID = "gardener-extension-runtime-gvisor-leader-election"
+	// DeleteWaitTimeoutFlag bounds how long Delete waits for a pool's ManagedResource to be gone.
+	DeleteWaitTimeoutFlag = "delete-wait-timeout"
+	// VersionFlag prints the version and exits.
+	VersionFlag = "version"
+)
+
+// Options are the controller manager's command line options. Most come from Gardener's extension library, so
+// the flag names and semantics are the ones every Gardener extension has.
+type Options struct {
+	REST       extensionscmdcontroller.RESTOptions
+	Manager    extensionscmdcontroller.ManagerOptions
+	Controller extensionscmdcontroller.ControllerOptions
+	Reconciler extensionscmdcontroller.ReconcilerOptions
+	Heartbeat  heartbeatcmd.Options
+	Switches   *extensionscmdcontroller.SwitchOptions
+
+	// GardenerVersion is the version of the gardenlet that deployed us (informational; logged at start).
+	GardenerVersion string
+	// DeleteWaitTimeout bounds the wait for a deleted pool's ManagedResource. It must stay below Gardener's
+	// reconciliation timeout (3m) so that a stuck deletion surfaces as lastError instead of a cancelled context.
+	DeleteWaitTimeout time.Duration
+	// PrintVersion is --version.
+	PrintVersion bool
+}
+
+// NewOptions returns the options with their defaults. The namespaces default to LEADER_ELECTION_NAMESPACE,
+// which the extension chart sets to the pod's namespace.
+func NewOptions() *Options {
+	ns := os.Getenv("LEADER_ELECTION_NAMESPACE")
+	o := &Options{
+		Manager: extensionscmdcontroller.ManagerOptions{
+			LeaderElection:          true,
+			LeaderElectionID:        DefaultLeaderElectionID,
+			LeaderElectionNamespace: ns,
+		},
+		Controller:        extensionscmdcontroller.ControllerOptions{MaxConcurrentReconciles: 5},
+		Heartbeat:         heartbeatcmd.Options{ExtensionName: Name, Namespace: ns, RenewIntervalSeconds: 30},
+		DeleteWaitTimeout: 2 * time.Minute,
+	}
+	return o
+}
+
+// AddFlags registers every flag the controller accepts. The extension chart's Deployment passes a subset; a test
+// renders the chart and parses its args with exactly this flag set.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	o.REST.AddFlags(fs)
+	addManagerFlags(&o.Manager, fs)
+	o.Controller.AddFlags(fs)
+	o.Reconciler.AddFlags(fs)
+	extensionscmdcontroller.PrefixFlagger("heartbeat-", &o.Heartbeat).AddFlags(fs)
+	o.Switches.AddFlags(fs)
+	fs.StringVar(&o.GardenerVersion, extensionscmdcontroller.GardenerVersionFlag, o.GardenerVersion,
+		"Version of the gardenlet that deploys this extension (informational).")
+	fs.DurationVar(&o.DeleteWaitTimeout, DeleteWaitTimeoutFlag, o.DeleteWaitTimeout,
+		"How long deleting a ContainerRuntime waits for its pool's ManagedResource (and thus the DaemonSet in the shoot) "+
+			"to be gone before reporting an error and retrying. Keep it below Gardener's reconciliation timeout (3m).")
+	fs.BoolVar(&o.PrintVersion, VersionFlag, false, "Print the version and exit.")
+}
+
+// addManagerFlags registers Gardener's manager flags except the webhook server ones: this extension serves no
+// webhooks, and a flag that does nothing would only mislead operators.
+func addManagerFlags(m *extensionscmdcontroller.ManagerOptions, fs *pflag.FlagSet) {
+	all := pflag.NewFlagSet("manager", pflag.ContinueOnError)
+	m.AddFlags(all)
+	all.VisitAll(func(f *pflag.Flag) {
+		if !strings.HasPrefix(f.Name, "webhook-") {
+			fs.AddFlag(f)
+		}
+	})
+}
+
+// Validate checks what the library's Complete does not, naming the flag and the fix.
+func (o *Options) Validate() error {
+	var errs []error
+	if o.Manager.LeaderElection && o.Manager.LeaderElectionNamespace == "" {
+		errs = append(errs, errors.New("--leader-election-namespace is empty: set it (or LEADER_ELECTION_NAMESPACE), or pass --leader-election=false"))
+	}
+	if o.heartbeatEnabled() && o.Heartbeat.Namespace == "" {
+		errs = append(errs, errors.New("--heartbeat-namespace is empty: set it (or LEADER_ELECTION_NAMESPACE) to the extension's namespace, or pass --disable-controllers=heartbeat"))
+	}
+	if err := o.Heartbeat.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if o.Controller.MaxConcurrentReconciles < 1 {
+		errs = append(errs, fmt.Errorf("--max-concurrent-reconciles must be at least 1, got %d", o.Controller.MaxConcurrentReconciles))
+	}
+	if o.DeleteWaitTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("--%s must be positive, got %s (for example 2m)", DeleteWaitTimeoutFlag, o.DeleteWaitTimeout))
+	}
+	return errors.Join(errs...)
+}
+
+func (o *Options) heartbeatEnabled() bool {
+	enabled := false
+	for _, n := range o.Switches.Enabled {
+		enabled = enabled || n == heartbeatControllerName
+	}
+	for _, n := range o.Switches.Disabled {
+		enabled = enabled && n != heartbeatControllerName
+	}
+	return enabled
+}
+
+// Complete completes the library options (REST config, logger, controller switches) after parsing.
+func (o *Options) Complete() error {
+	for _, c := range []extensionscmdcontroller.Completer{&o.REST, &o.Manager, &o.Controller, &o.Reconciler, &o.Heartbeat, o.Switches} {
+		if err := c.Complete(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

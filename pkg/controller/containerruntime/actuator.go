@@ -1,0 +1,48 @@
+package containerruntime
+
+import (
+	"time"
+
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	gardenercontainerruntime "github.com/gardener/gardener/extensions/pkg/controller/containerruntime"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+)
+
+// Actuator implements Gardener's containerruntime.Actuator for gVisor (see the package doc).
+type Actuator struct {
+	client            client.Client
+	apiReader         client.Reader
+	renderer          *render.Renderer
+	recorder          events.EventRecorder
+	deleteWaitTimeout time.Duration
+}
+
+var _ gardenercontainerruntime.Actuator = (*Actuator)(nil)
+
+// ActuatorOptions are the dependencies of an Actuator.
+type ActuatorOptions struct {
+	// Client writes ManagedResources and their Secrets (the manager's client).
+	Client client.Client
+	// APIReader reads from the API server directly (mgr.GetAPIReader()); used where a stale cache would be wrong.
+	APIReader client.Reader
+	// Renderer renders the charts.
+	Renderer *render.Renderer
+	// Recorder records warning events on ContainerRuntimes; nil records none.
+	Recorder events.EventRecorder
+	// DeleteWaitTimeout bounds Delete's and Migrate's waits for ManagedResources to be gone.
+	DeleteWaitTimeout time.Duration
+}
+
+// NewActuator returns an Actuator.
+func NewActuator(o ActuatorOptions) *Actuator {
+	return &Actuator{
+		client:            o.Client,
+		apiReader:         o.APIReader,
+		renderer:          o.Renderer,
+		recorder:          o.Recorder,
+		deleteWaitTimeout: o.DeleteWaitTimeout,
+	}
+}

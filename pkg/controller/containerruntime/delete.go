@@ -1,0 +1,75 @@
+package containerruntime
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-logr/logr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
+	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
+	"github.com/gardener/gardener/pkg/utils/managedresources"
+)
+
+// Delete removes the pool's ManagedResource and waits (bounded) until it is gone, then the shoot-wide one if no
+// other gvisor ContainerRuntime in the namespace remains.
+func (a *Actuator) Delete(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, _ *extensionscontroller.Cluster) error {
+	names, err := a.managedResourcesToDelete(ctx, log, cr)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if err := managedresources.DeleteForShoot(ctx, a.client, cr.Namespace, name); err != nil {
+			return fmt.Errorf("deleting ManagedResource %s/%s: %w", cr.Namespace, name, err)
+		}
+	}
+	return a.waitUntilDeleted(ctx, cr.Namespace, names)
+}
+
+// ForceDelete deletes the same ManagedResources as Delete without waiting. keepObjects is set first: the shoot
+// cluster is being destroyed and may be unreachable, and gardener-resource-manager must not block on it.
+func (a *Actuator) ForceDelete(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, _ *extensionscontroller.Cluster) error {
+	names, err := a.managedResourcesToDelete(ctx, log, cr)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if err := releaseAndDelete(ctx, a.client, cr.Namespace, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// managedResourcesToDelete returns the pool's ManagedResource, plus the shoot-wide one when cr is the last gvisor
+// ContainerRuntime of the namespace that is not being deleted.
+func (a *Actuator) managedResourcesToDelete(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime) ([]string, error) {
+	names := []string{InstallationManagedResourceName(cr.Spec.WorkerPool.Name)}
+	others, err := a.otherActiveRuntimes(ctx, cr)
+	if err != nil {
+		return nil, err
+	}
+	if len(others) > 0 {
+		log.Info("Keeping the RuntimeClass: other gvisor ContainerRuntimes remain", "containerRuntimes", others)
+		return names, nil
+	}
+	return append(names, ManagedResourceName), nil
+}
+
+// otherActiveRuntimes lists, with a live read, the gvisor ContainerRuntimes in cr's namespace other than cr that
+// have no deletion timestamp. The cache could miss one created a moment ago, and deleting the RuntimeClass under
+// a new pool is what a live read prevents.
+func (a *Actuator) otherActiveRuntimes(ctx context.Context, cr *extensionsv1alpha1.ContainerRuntime) ([]string, error) {
+	list := &extensionsv1alpha1.ContainerRuntimeList{}
+	if err := a.apiReader.List(ctx, list, client.InNamespace(cr.Namespace)); err != nil {
+		return nil, fmt.Errorf("listing ContainerRuntimes in %s: %w", cr.Namespace, err)
+	}
+	var others []string
+	for _, item := range list.Items {
+		if item.Name != cr.Name && item.Spec.Type == Type && item.DeletionTimestamp == nil {
+			others = append(others, item.Name)
+		}
+	}
+	return others, nil
+}

@@ -1,0 +1,19 @@
+package containerruntime
+
+// Type is the ContainerRuntime type this controller is responsible for.
+const Type = "gvisor"
+
+// ManagedResourceName is the shoot-wide ManagedResource with the RuntimeClass chart.
+const ManagedResourceName = "extension-runtime-gvisor"
+
+// installationManagedResourcePrefix prefixes the per-pool ManagedResource with the installation chart.
+const installationManagedResourcePrefix = "extension-runtime-gvisor-installation-"
+
+// Origin is the value of the origin label on our ManagedResources: Gardener acts on origin=gardener ones, and
+// the label tells operators which component created a ManagedResource.
+const Origin = "runtime-gvisor"
+
+// InstallationManagedResourceName is the ManagedResource carrying the installation chart of worker pool pool.
+func InstallationManagedResourceName(pool string) string {
+	return installationManagedResourcePrefix + pool
+}
