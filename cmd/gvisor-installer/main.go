@@ -1,0 +1,47 @@
+// Command gvisor-installer puts gVisor on a node and registers runsc with containerd; it is the program of the
+// installation DaemonSet (see package pkg/installer for what it guarantees).
+//
+//	gvisor-installer install   --host-root DIR --source DIR [--bin-dir PATH] [--runsc-config FILE] [--restart=systemd|none] [--idle --ready-file FILE]
+//	gvisor-installer uninstall --host-root DIR [--bin-dir PATH] [--restart=systemd|none]
+//	gvisor-installer plan      (the flags of install: print what would change, change nothing)
+//	gvisor-installer ready     --ready-file FILE (readiness probe: exit 0 iff FILE exists)
+//
+// Exit codes: 0 success, 1 failure while acting (containerd config rolled back if it was the cause),
+// 2 refusal or usage error (nothing on the host changed).
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `usage: gvisor-installer install|uninstall|plan|ready [flags]; gvisor-installer <command> -h lists the flags`
+
+// run is main without process globals, so tests drive the real command line.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "install", "plan", "uninstall":
+		return runAction(ctx, args[0], args[1:], stdout, stderr)
+	case "ready":
+		return runReady(args[1:], stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, versionString())
+		return 0
+	}
+	fmt.Fprintf(stderr, "unknown command %q\n%s\n", args[0], usage)
+	return 2
+}

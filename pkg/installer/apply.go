@@ -1,0 +1,167 @@
+package installer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+)
+
+// Result is what a run did.
+type Result struct {
+	// Action is "install" or "uninstall".
+	Action string
+	// Changed lists the node paths written or removed, in order.
+	Changed []string
+	// Restarts counts containerd restarts (a rollback adds one).
+	Restarts int
+	// RolledBack is true when containerd's previous configuration was restored.
+	RolledBack bool
+}
+
+// Summary is the one line the command prints at the end.
+func (r Result) Summary() string {
+	what := "unchanged"
+	if len(r.Changed) > 0 {
+		what = "changed " + strings.Join(r.Changed, ", ")
+	}
+	restarted := "containerd not restarted"
+	if r.Restarts > 0 {
+		restarted = fmt.Sprintf("containerd restarted (%d)", r.Restarts)
+	}
+	s := r.Action + ": " + what + "; " + restarted
+	if r.RolledBack {
+		s += "; previous containerd config restored"
+	}
+	return s
+}
+
+// Install verifies, plans and applies; see the package doc.
+func Install(ctx context.Context, o Options) (Result, error) {
+	p, err := PlanInstall(o)
+	if err != nil {
+		return Result{Action: "install"}, err
+	}
+	_ = o.validate(true) // PlanInstall validated a copy; apply the same defaults here
+	return o.apply(ctx, p, "install", verify.Runsc)
+}
+
+// apply writes the plan, then restarts and verifies containerd when its configuration changed, rolling back on
+// failure. Without a configuration change it still checks (when it can) that the config on disk is in effect: a
+// previous run may have written it and died before the restart.
+func (o *Options) apply(ctx context.Context, p *Plan, action string, want verify.Expect) (Result, error) {
+	log := o.Logger
+	res := Result{Action: action}
+	for _, c := range p.Changes {
+		if err := o.write(c); err != nil {
+			return res, err
+		}
+		res.Changed = append(res.Changed, c.String())
+		log.Info("applied", "step", "write", "change", c.String())
+	}
+	if err := o.cleanSidecarDir(p); err != nil {
+		return res, err
+	}
+	if o.Restarter == nil {
+		if p.RestartNeeded() {
+			log.Warn("containerd configuration changed but --restart=none: restart containerd to activate it", "step", "restart")
+		}
+		return res, nil
+	}
+	if !p.RestartNeeded() {
+		if o.Verifier == nil {
+			return res, nil
+		}
+		err := o.Verifier.Verify(ctx, want)
+		if err == nil {
+			log.Info("containerd already has the wanted runtimes", "step", "verify", "want", want.String())
+			return res, nil
+		}
+		log.Warn("containerd config on disk is not in effect; restarting", "step", "verify", "error", err.Error())
+	}
+	if err := o.restartAndVerify(ctx, &res, want); err != nil {
+		if !p.RestartNeeded() {
+			return res, err
+		}
+		return res, o.rollback(ctx, p, &res, err)
+	}
+	return res, nil
+}
+
+func (o *Options) restartAndVerify(ctx context.Context, res *Result, want verify.Expect) error {
+	log := o.Logger
+	rctx, cancel := context.WithTimeout(ctx, o.VerifyTimeout)
+	defer cancel()
+	res.Restarts++
+	if err := o.Restarter.Restart(rctx); err != nil {
+		return fmt.Errorf("restarting containerd (%s): %w", o.Restarter, err)
+	}
+	log.Info("restarted containerd", "step", "restart", "via", o.Restarter.String())
+	if o.Verifier == nil {
+		return nil
+	}
+	if err := verify.Until(ctx, o.Verifier, want, o.VerifyTimeout, o.VerifyInterval); err != nil {
+		return err
+	}
+	log.Info("verified containerd over CRI", "step", "verify", "want", want.String())
+	return nil
+}
+
+// rollback restores containerd's configuration files to what they were before this run and restarts again.
+func (o *Options) rollback(ctx context.Context, p *Plan, res *Result, cause error) error {
+	log := o.Logger
+	log.Error("containerd did not come back healthy; restoring its previous configuration", "step", "rollback", "error", cause.Error())
+	var errs []error
+	for i := len(p.Changes) - 1; i >= 0; i-- {
+		c := p.Changes[i]
+		if !c.Containerd {
+			continue
+		}
+		restore := Change{NodePath: c.NodePath, Data: c.Previous, Perm: c.Perm}
+		if err := o.write(restore); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		log.Info("restored", "step", "rollback", "file", c.NodePath)
+	}
+	res.RolledBack = len(errs) == 0
+	if err := o.restartAndVerify(ctx, res, verify.Up); err != nil {
+		errs = append(errs, fmt.Errorf("containerd is not healthy after the rollback either: %w", err))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s; rollback: %w", cause.Error(), errors.Join(errs...))
+	}
+	return fmt.Errorf("containerd did not come back healthy with the new configuration, the previous one is restored and containerd runs on it: %w", cause)
+}
+
+func (o *Options) write(c Change) error {
+	path := o.host(c.NodePath)
+	if c.Data == nil {
+		return hostfs.Remove(path)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", filepath.Dir(c.NodePath), err)
+	}
+	return hostfs.WriteFileAtomic(path, c.Data, c.Perm)
+}
+
+// cleanSidecarDir removes gvisor-bin/ when this run removed its last file.
+func (o *Options) cleanSidecarDir(p *Plan) error {
+	side := filepath.Join(p.binDir, binaries.SideDir)
+	removed := false
+	for _, c := range p.Changes {
+		removed = removed || (c.Data == nil && filepath.Dir(o.host(c.NodePath)) == side)
+	}
+	if entries, err := os.ReadDir(side); removed && err == nil && len(entries) == 0 {
+		if err := os.Remove(side); err != nil {
+			return fmt.Errorf("removing empty %s: %w", side, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,9 @@
+// Package binaries verifies the gVisor release the installation image carries (--source) and keeps the node's
+// copy (--bin-dir) in step with it.
+//
+// The release is: runsc, containerd-shim-runsc-v1, an optional gvisor-bin/ directory of sidecar binaries that must
+// sit next to runsc (and match its release), and SHA512SUMS listing every file. Verification happens before
+// anything on the node changes: every file must be listed with the right checksum, every listed file must exist,
+// and every file must be a static ELF executable for the node's architecture (an arm64 runsc copied onto an amd64
+// node would only fail at the first sandbox start, on every pod).
+package binaries

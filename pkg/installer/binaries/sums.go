@@ -1,0 +1,164 @@
+package binaries
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha512"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
+)
+
+// SumsFile is the checksum list of a release, in `sha512sum` format.
+const SumsFile = "SHA512SUMS"
+
+// Required files of a release; gvisor-bin/ is optional.
+const (
+	Runsc   = "runsc"
+	Shim    = "containerd-shim-runsc-v1"
+	SideDir = "gvisor-bin"
+)
+
+// File is one verified file of the release.
+type File struct {
+	// Name is the slash-separated path relative to the release root, e.g. "gvisor-bin/foo".
+	Name string
+	// Data is the verified content.
+	Data []byte
+}
+
+// Release is a verified gVisor release, files sorted by name.
+type Release struct {
+	Dir   string
+	Files []File
+}
+
+// parseSums reads SHA512SUMS: "<128 hex>  <name>" (or " *<name>", binary mode) per line.
+func parseSums(sumsPath string, data []byte) (map[string]string, error) {
+	fix := "regenerate it in the release directory with `sha512sum runsc containerd-shim-runsc-v1 gvisor-bin/* > SHA512SUMS`"
+	sums := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimRight(sc.Text(), "\r")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		sum, name, ok := strings.Cut(line, " ")
+		name = strings.TrimPrefix(strings.TrimPrefix(name, " "), "*")
+		if !ok || len(sum) != 128 || name == "" {
+			return nil, refusal.New(sumsPath, fmt.Sprintf("line %d is not `<sha512 hex>  <file>`", n), fix)
+		}
+		if _, err := hex.DecodeString(sum); err != nil {
+			return nil, refusal.New(sumsPath, fmt.Sprintf("line %d: checksum is not hex", n), fix)
+		}
+		clean := path.Clean(strings.TrimPrefix(name, "./"))
+		if path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
+			return nil, refusal.New(sumsPath, fmt.Sprintf("line %d names %q outside the release directory", n, name), fix)
+		}
+		if _, dup := sums[clean]; dup {
+			return nil, refusal.New(sumsPath, fmt.Sprintf("line %d lists %s a second time", n, clean), fix)
+		}
+		sums[clean] = strings.ToLower(sum)
+	}
+	return sums, sc.Err()
+}
+
+// Load reads the release in dir and verifies it completely: checksums, completeness and ELF architecture.
+// Any problem is a refusal naming the file and the fix.
+func Load(dir, goarch string) (*Release, error) {
+	sumsPath := filepath.Join(dir, SumsFile)
+	sumsData, err := os.ReadFile(sumsPath)
+	if err != nil {
+		return nil, refusal.Wrap(sumsPath, "cannot read the checksum list", "the installation image must carry SHA512SUMS next to runsc (see the Dockerfile)", err)
+	}
+	sums, err := parseSums(sumsPath, sumsData)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	err = filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if rel == SumsFile {
+			return nil
+		}
+		if !e.Type().IsRegular() {
+			return refusal.New(p, "is not a regular file", "ship only regular files in the release directory")
+		}
+		names = append(names, rel)
+		return nil
+	})
+	if err != nil {
+		if refusal.Is(err) {
+			return nil, err
+		}
+		return nil, refusal.Wrap(dir, "cannot read the release directory", "check --source", err)
+	}
+	sort.Strings(names)
+	rel := &Release{Dir: dir}
+	for _, name := range names {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		want, listed := sums[name]
+		if !listed {
+			return nil, refusal.New(p, "is not listed in "+SumsFile, "list every file of the release in SHA512SUMS (or remove the stray file)")
+		}
+		delete(sums, name)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, refusal.Wrap(p, "cannot read", "check --source", err)
+		}
+		got := sha512.Sum512(data)
+		if hex.EncodeToString(got[:]) != want {
+			return nil, refusal.New(p, "SHA-512 checksum does not match "+SumsFile+" (corrupt or tampered file)", "rebuild the installation image; never edit the release by hand")
+		}
+		if err := checkELF(p, data, goarch); err != nil {
+			return nil, err
+		}
+		rel.Files = append(rel.Files, File{Name: name, Data: data})
+	}
+	if len(sums) > 0 {
+		missing := make([]string, 0, len(sums))
+		for name := range sums {
+			missing = append(missing, name)
+		}
+		sort.Strings(missing)
+		return nil, refusal.New(filepath.Join(dir, missing[0]), "is listed in "+SumsFile+" but missing", "rebuild the installation image so that it carries every file of the release")
+	}
+	for _, required := range []string{Runsc, Shim} {
+		if rel.File(required) == nil {
+			return nil, refusal.New(filepath.Join(dir, required), "is missing from the release", "the installation image must carry runsc and containerd-shim-runsc-v1")
+		}
+	}
+	for _, f := range rel.Files {
+		if f.Name != Runsc && f.Name != Shim && !strings.HasPrefix(f.Name, SideDir+"/") {
+			return nil, refusal.New(filepath.Join(dir, f.Name), "is not part of a gVisor release (runsc, containerd-shim-runsc-v1, gvisor-bin/*)", "remove it from the release directory and SHA512SUMS")
+		}
+	}
+	return rel, nil
+}
+
+// File returns the named file, nil when the release does not have it.
+func (r *Release) File(name string) *File {
+	for i := range r.Files {
+		if r.Files[i].Name == name {
+			return &r.Files[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,39 @@
+package containerdconfig
+
+import (
+	"strconv"
+	"strings"
+)
+
+// dottedKey renders a key path as TOML writes it in a table header: bare keys where allowed, quoted otherwise.
+func dottedKey(path []string) string {
+	parts := make([]string, len(path))
+	for i, k := range path {
+		parts[i] = quoteKey(k)
+	}
+	return strings.Join(parts, ".")
+}
+
+func quoteKey(k string) string {
+	if k == "" {
+		return `""`
+	}
+	for _, c := range k {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return strconv.Quote(k)
+		}
+	}
+	return k
+}
+
+func hasPrefix(path, prefix []string) bool {
+	if len(prefix) > len(path) {
+		return false
+	}
+	for i := range prefix {
+		if path[i] != prefix[i] {
+			return false
+		}
+	}
+	return true
+}

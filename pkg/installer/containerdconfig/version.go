@@ -1,0 +1,35 @@
+package containerdconfig
+
+import "fmt"
+
+// Node paths and values of the runsc registration. They are node paths (the installer prefixes --host-root).
+const (
+	// RuntimeName is the CRI runtime handler name; the RuntimeClass refers to it.
+	RuntimeName = "runsc"
+	// RuntimeType selects containerd-shim-runsc-v1.
+	RuntimeType = "io.containerd.runsc.v1"
+	// OptionsTypeURL tells containerd how to pass the options to the runsc shim.
+	OptionsTypeURL = "io.containerd.runsc.v1.options"
+	// RunscConfigPath is the runsc.toml the shim reads at every sandbox start.
+	RunscConfigPath = "/etc/containerd/runsc.toml"
+	// ConfigPath is containerd's main configuration file.
+	ConfigPath = "/etc/containerd/config.toml"
+	// DropInPath is our drop-in for configs that import conf.d/*.toml (version 3 and later only).
+	DropInPath = "/etc/containerd/conf.d/gvisor-runsc.toml"
+)
+
+// PluginID returns the CRI plugin ID that holds `containerd.runtimes` in a config file of the given version.
+func PluginID(version int64) (string, error) {
+	switch version {
+	case 1:
+		return "cri", nil
+	case 2:
+		return "io.containerd.grpc.v1.cri", nil
+	case 3, 4:
+		return "io.containerd.cri.v1.runtime", nil
+	}
+	return "", fmt.Errorf("unknown containerd config version %d (known: 1, 2, 3, 4)", version)
+}
+
+// criPluginNames are the names under which disabled_plugins can switch off the CRI runtime, for any version.
+var criPluginNames = []string{"cri", "io.containerd.grpc.v1.cri", "io.containerd.cri.v1.runtime", "io.containerd.cri.v1.images"}

@@ -1,0 +1,66 @@
+package installer
+
+import (
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/restart"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+)
+
+// DefaultBinDir is where Gardener expects container runtime binaries (ContainerRuntime.spec.binaryPath).
+const DefaultBinDir = "/var/bin/containerruntimes"
+
+// Options configure a run. Paths named "node path" are as the node sees them; the installer prefixes HostRoot.
+type Options struct {
+	// HostRoot is where the node's / (or the needed parts of it) is mounted.
+	HostRoot string
+	// Source is the unpacked gVisor release (container path): runsc, containerd-shim-runsc-v1, gvisor-bin/, SHA512SUMS.
+	Source string
+	// BinDir is the node path the binaries go to.
+	BinDir string
+	// RunscConfig is the runsc.toml to install (container path); empty installs an empty [runsc_config].
+	RunscConfig string
+	// NodeArch is the GOARCH of the node; the release's binaries must match it.
+	NodeArch string
+	// Restarter restarts containerd; nil means never restart (and never verify).
+	Restarter restart.Restarter
+	// Verifier checks containerd over CRI after a restart; nil skips verification.
+	Verifier verify.Verifier
+	// VerifyTimeout bounds how long containerd may take to come back healthy before the config is rolled back.
+	VerifyTimeout time.Duration
+	// VerifyInterval is the pause between verification attempts.
+	VerifyInterval time.Duration
+	// Logger gets one line per step.
+	Logger *slog.Logger
+}
+
+func (o *Options) validate(needSource bool) error {
+	if o.HostRoot == "" || !filepath.IsAbs(o.HostRoot) {
+		return fmt.Errorf("--host-root must be an absolute path, got %q", o.HostRoot)
+	}
+	if o.BinDir == "" {
+		o.BinDir = DefaultBinDir
+	}
+	if !filepath.IsAbs(o.BinDir) {
+		return fmt.Errorf("--bin-dir must be an absolute node path, got %q", o.BinDir)
+	}
+	if needSource && o.Source == "" {
+		return fmt.Errorf("--source is required: the directory with the gVisor release (runsc, containerd-shim-runsc-v1, SHA512SUMS)")
+	}
+	if o.VerifyTimeout <= 0 {
+		o.VerifyTimeout = 60 * time.Second
+	}
+	if o.VerifyInterval <= 0 {
+		o.VerifyInterval = 500 * time.Millisecond
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return nil
+}
+
+// host returns the path under HostRoot of a node path.
+func (o *Options) host(nodePath string) string { return filepath.Join(o.HostRoot, nodePath) }

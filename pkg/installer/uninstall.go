@@ -1,0 +1,96 @@
+package installer
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
+	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+)
+
+// PlanUninstall returns the changes an uninstall makes: our drop-in or runsc tables, runsc.toml, the backup and
+// the binaries go; everything else stays.
+func PlanUninstall(o Options) (*Plan, error) {
+	if err := o.validate(false); err != nil {
+		return nil, err
+	}
+	p := &Plan{binDir: o.host(o.BinDir)}
+	doc, err := o.readContainerdConfig()
+	if err != nil {
+		return nil, err
+	}
+	if prev, exists, err := hostfs.ReadFileIfExists(o.host(cc.DropInPath)); err != nil {
+		return nil, err
+	} else if exists {
+		p.Changes = append(p.Changes, Change{NodePath: cc.DropInPath, Detail: "drop-in", Containerd: true, Previous: prev})
+	}
+	content, detail, err := o.configWithoutRunsc(doc)
+	if err != nil {
+		return nil, err
+	}
+	perm, err := o.perm(cc.ConfigPath, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(content, doc.Raw) {
+		p.Changes = append(p.Changes, Change{NodePath: cc.ConfigPath, Data: content, Perm: perm, Detail: detail, Containerd: true, Previous: doc.Raw})
+	}
+	for _, nodePath := range []string{BackupPath, cc.RunscConfigPath} {
+		if prev, exists, err := hostfs.ReadFileIfExists(o.host(nodePath)); err != nil {
+			return nil, err
+		} else if exists {
+			p.Changes = append(p.Changes, Change{NodePath: nodePath, Previous: prev})
+		}
+	}
+	bins, err := binaries.UninstallPlan(o.host(o.BinDir))
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range bins {
+		p.Changes = append(p.Changes, Change{NodePath: o.nodePath(a.Path)})
+	}
+	o.Logger.Info("planned uninstall", "step", "plan", "changes", len(p.Changes))
+	return p, nil
+}
+
+// configWithoutRunsc restores the backup when config.toml is exactly what installing onto the backup produces
+// (byte-for-byte the operator's original, comments included); otherwise it cuts our block or deletes runsc.
+func (o *Options) configWithoutRunsc(doc *cc.Document) ([]byte, string, error) {
+	if backup, exists, err := hostfs.ReadFileIfExists(o.host(BackupPath)); err != nil {
+		return nil, "", err
+	} else if exists {
+		if bdoc, err := cc.Parse(BackupPath, backup); err == nil {
+			if e, err := bdoc.AddRunsc(); err == nil && bytes.Equal(e.Content, doc.Raw) {
+				return backup, "restored from backup", nil
+			}
+		}
+	}
+	e, err := doc.RemoveRunsc()
+	if err != nil {
+		return nil, "", err
+	}
+	return e.Content, "runsc removed, " + string(e.Mode), nil
+}
+
+// Uninstall removes what Install added and restarts containerd only if its configuration changed.
+func Uninstall(ctx context.Context, o Options) (Result, error) {
+	p, err := PlanUninstall(o)
+	if err != nil {
+		return Result{Action: "uninstall"}, err
+	}
+	_ = o.validate(false)
+	res, err := o.apply(ctx, p, "uninstall", verify.NoRunsc)
+	if err != nil {
+		return res, err
+	}
+	// The bin dir's gvisor-bin/ is ours; remove it once empty.
+	side := filepath.Join(o.host(o.BinDir), binaries.SideDir)
+	if entries, err := os.ReadDir(side); err == nil && len(entries) == 0 {
+		_ = os.Remove(side)
+	}
+	return res, nil
+}
