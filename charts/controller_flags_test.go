@@ -1,0 +1,54 @@
+package charts_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/cmd/gardener-extension-runtime-gvisor/app"
+)
+
+// TestDeploymentArgsMatchControllerFlags parses the args the chart renders with the controller's own flag
+// set: a flag renamed on either side, or a value the controller rejects, fails here instead of in a
+// crash-looping pod on a seed.
+func TestDeploymentArgsMatchControllerFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"defaults", nil},
+		{"gardener values", []string{"-f", "testdata/gardener-injected-values.yaml"}},
+		{"everything set", []string{"--set", "leaderElection.enabled=false", "--set", "controller.disableControllers={heartbeat}",
+			"--set", "controller.ignoreOperationAnnotation=true", "--set", "controller.maxConcurrentReconciles=2",
+			"--set", "controller.deleteWaitTimeout=90s", "--set", "logLevel=debug", "--set", "logFormat=text"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, c := decode(t, template(t, tc.args...)).deployment(t)
+			o, fs := app.NewFlagSet()
+			if err := fs.Parse(c.Args); err != nil {
+				t.Fatalf("controller rejects the chart's args %v: %v", c.Args, err)
+			}
+			if fs.NArg() != 0 {
+				t.Fatalf("positional arguments %v", fs.Args())
+			}
+			if err := o.Validate(); err != nil {
+				t.Fatalf("controller's validation rejects the chart's args %v: %v", c.Args, err)
+			}
+			if err := o.Switches.Complete(); err != nil {
+				t.Fatalf("controller switches reject the chart's args %v: %v", c.Args, err)
+			}
+			if o.Manager.LeaderElectionNamespace != releaseNS || o.Heartbeat.Namespace != releaseNS {
+				t.Errorf("namespaces: leader election %q, heartbeat %q, want %q", o.Manager.LeaderElectionNamespace, o.Heartbeat.Namespace, releaseNS)
+			}
+		})
+	}
+	// The values reach the controller's options with their meaning intact.
+	_, c := decode(t, template(t, "--set", "controller.deleteWaitTimeout=90s", "--set", "controller.maxConcurrentReconciles=2")).deployment(t)
+	o, fs := app.NewFlagSet()
+	if err := fs.Parse(c.Args); err != nil {
+		t.Fatal(err)
+	}
+	if o.DeleteWaitTimeout != 90*time.Second || o.Controller.MaxConcurrentReconciles != 2 || o.Manager.LeaderElectionID != app.DefaultLeaderElectionID {
+		t.Errorf("options: deleteWaitTimeout %s, maxConcurrentReconciles %d, leaderElectionID %q",
+			o.DeleteWaitTimeout, o.Controller.MaxConcurrentReconciles, o.Manager.LeaderElectionID)
+	}
+}
