@@ -74,7 +74,8 @@ func newManifests(chartName string, files map[string]string) (*Manifests, error)
 			continue
 		}
 		for _, part := range docSeparator.Split(content, -1) {
-			doc := strings.TrimSpace(part)
+			// Keep the final newline: a block scalar at the end of a document (runsc.toml) keeps it too.
+			doc := strings.TrimSpace(part) + "\n"
 			if isBlankYAML(doc) {
 				continue
 			}
@@ -87,7 +88,7 @@ func newManifests(chartName string, files map[string]string) (*Manifests, error)
 				return nil, fmt.Errorf("chart %s: %s and %s render the same object %s", chartName, other, file, key)
 			}
 			seen[key] = file
-			m.docs = append(m.docs, document{key: key, yaml: []byte(doc + "\n"), obj: obj})
+			m.docs = append(m.docs, document{key: key, yaml: []byte(doc), obj: obj})
 		}
 	}
 	sortDocuments(m.docs)

@@ -24,10 +24,12 @@ type Renderer struct {
 // New parses the embedded charts and compiles their schemas once. images is the image vector to take the
 // installation image from, usually imagevector.Load(version.Version) (which honours IMAGEVECTOR_OVERWRITE).
 func New(images gardenerimagevector.ImageVector) (*Renderer, error) {
-	return newFromFS(charts.Internal, images)
+	return NewFromFS(charts.Internal, images)
 }
 
-func newFromFS(fsys fs.FS, images gardenerimagevector.ImageVector) (*Renderer, error) {
+// NewFromFS is New with the charts read from fsys (laid out like package charts' Internal), for tests that
+// render modified charts.
+func NewFromFS(fsys fs.FS, images gardenerimagevector.ImageVector) (*Renderer, error) {
 	if _, err := images.FindImage(imagevector.ImageNameInstallation); err != nil {
 		return nil, fmt.Errorf("image vector has no usable %q image: %w", imagevector.ImageNameInstallation, err)
 	}

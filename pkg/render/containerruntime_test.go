@@ -1,0 +1,149 @@
+package render_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/gardener/gardener/pkg/api/core/v1beta1/helper"
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+)
+
+// containerRuntime is what Gardener creates for a Shoot worker pool with a gvisor containerRuntime.
+func containerRuntime(pool, providerConfig string) *extensionsv1alpha1.ContainerRuntime {
+	cr := &extensionsv1alpha1.ContainerRuntime{
+		ObjectMeta: metav1.ObjectMeta{Name: pool + "-gvisor", Namespace: "shoot--foo--bar"},
+		Spec: extensionsv1alpha1.ContainerRuntimeSpec{
+			DefaultSpec: extensionsv1alpha1.DefaultSpec{Type: "gvisor"},
+			BinaryPath:  "/var/bin/containerruntimes",
+			WorkerPool: extensionsv1alpha1.ContainerRuntimeWorkerPool{
+				Name:     pool,
+				Selector: metav1.LabelSelector{MatchLabels: map[string]string{"worker.gardener.cloud/pool": pool}},
+			},
+		},
+	}
+	if providerConfig != "" {
+		cr.Spec.ProviderConfig = &runtime.RawExtension{Raw: []byte(providerConfig)}
+	}
+	return cr
+}
+
+const istio = `{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration","configFlags":{"net-raw":"true"}}`
+
+func TestForContainerRuntime(t *testing.T) {
+	withExpressions := containerRuntime("gvisor", "")
+	withExpressions.Spec.WorkerPool.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{
+		{Key: "node.kubernetes.io/instance-type", Operator: metav1.LabelSelectorOpIn, Values: []string{"m5.large", "m5.xlarge"}},
+		{Key: "example.com/no-gvisor", Operator: metav1.LabelSelectorOpDoesNotExist},
+	}
+	tests := []struct {
+		name string
+		cr   *extensionsv1alpha1.ContainerRuntime
+		want render.InstallationValues
+	}{
+		{
+			name: "Gardener's ContainerRuntime with Istio's net-raw",
+			cr:   containerRuntime("gvisor", istio),
+			want: render.InstallationValues{WorkerPool: "gvisor", BinaryPath: "/var/bin/containerruntimes",
+				NodeSelector: map[string]string{"worker.gardener.cloud/pool": "gvisor"}, ConfigFlags: map[string]string{"net-raw": "true"}},
+		},
+		{
+			name: "no providerConfig",
+			cr:   containerRuntime("pool-1", ""),
+			want: render.InstallationValues{WorkerPool: "pool-1", BinaryPath: "/var/bin/containerruntimes",
+				NodeSelector: map[string]string{"worker.gardener.cloud/pool": "pool-1"}},
+		},
+		{
+			name: "matchExpressions become one required node affinity term",
+			cr:   withExpressions,
+			want: render.InstallationValues{WorkerPool: "gvisor", BinaryPath: "/var/bin/containerruntimes",
+				NodeSelector: map[string]string{"worker.gardener.cloud/pool": "gvisor"},
+				NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+					NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+						{Key: "node.kubernetes.io/instance-type", Operator: corev1.NodeSelectorOpIn, Values: []string{"m5.large", "m5.xlarge"}},
+						{Key: "example.com/no-gvisor", Operator: corev1.NodeSelectorOpDoesNotExist},
+					}}},
+				}}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := render.ForContainerRuntime(tt.cr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestForContainerRuntimeErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(*extensionsv1alpha1.ContainerRuntime)
+		want   []string
+	}{
+		{"wrong type", func(cr *extensionsv1alpha1.ContainerRuntime) { cr.Spec.Type = "kata" }, []string{`spec.type: Unsupported value: "kata"`, `"gvisor"`}},
+		{"pool name not a DNS label", func(cr *extensionsv1alpha1.ContainerRuntime) { cr.Spec.WorkerPool.Name = "Pool.1" }, []string{`spec.workerPool.name: Invalid value: "Pool.1"`}},
+		{"missing binaryPath", func(cr *extensionsv1alpha1.ContainerRuntime) { cr.Spec.BinaryPath = "" }, []string{"spec.binaryPath: Required value", "/var/bin/containerruntimes"}},
+		{"relative binaryPath", func(cr *extensionsv1alpha1.ContainerRuntime) { cr.Spec.BinaryPath = "bin" }, []string{`spec.binaryPath: Invalid value: "bin"`, "absolute"}},
+		{"binaryPath with ..", func(cr *extensionsv1alpha1.ContainerRuntime) { cr.Spec.BinaryPath = "/var/bin/../../etc" }, []string{"spec.binaryPath", `use "/etc"`}},
+		{"empty selector", func(cr *extensionsv1alpha1.ContainerRuntime) { cr.Spec.WorkerPool.Selector = metav1.LabelSelector{} }, []string{"spec.workerPool.selector: Required value", "worker.gardener.cloud/pool: gvisor"}},
+		{"bad selector operator", func(cr *extensionsv1alpha1.ContainerRuntime) {
+			cr.Spec.WorkerPool.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "a", Operator: "Gt", Values: []string{"1"}}}
+		}, []string{"spec.workerPool.selector.matchExpressions[0].operator"}},
+		{"flag outside the allowlist", func(cr *extensionsv1alpha1.ContainerRuntime) {
+			cr.Spec.ProviderConfig.Raw = []byte(`{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration","configFlags":{"net-raw":"true","network":"host"}}`)
+		}, []string{"providerConfig.configFlags[network]", "allowed flags: cpu-num-from-quota"}},
+		{"unknown providerConfig field", func(cr *extensionsv1alpha1.ContainerRuntime) {
+			cr.Spec.ProviderConfig.Raw = []byte(`{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration","flags":{}}`)
+		}, []string{"providerConfig.flags", `unknown field "flags"`}},
+		{"everything wrong at once is reported at once", func(cr *extensionsv1alpha1.ContainerRuntime) {
+			cr.Spec.WorkerPool.Name = "_"
+			cr.Spec.BinaryPath = "x"
+			cr.Spec.ProviderConfig.Raw = []byte(`{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration","configFlags":{"platform":"vm"}}`)
+		}, []string{"spec.workerPool.name", "spec.binaryPath", "providerConfig.configFlags[platform]"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cr := containerRuntime("gvisor", istio)
+			tt.mutate(cr)
+			_, err := render.ForContainerRuntime(cr)
+			if err == nil {
+				t.Fatal("ForContainerRuntime() succeeded, want an error")
+			}
+			for _, s := range tt.want {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("error %q does not contain %q", err, s)
+				}
+			}
+			// How the controller sees it: wrapped with %w, still a configuration problem with Gardener's code.
+			wrapped := errors.Join(errors.New("reconciling"), err)
+			if !render.IsConfigurationError(wrapped) {
+				t.Error("IsConfigurationError() = false")
+			}
+			if diff := cmp.Diff([]gardencorev1beta1.ErrorCode{gardencorev1beta1.ErrorConfigurationProblem}, helper.ExtractErrorCodes(wrapped)); diff != "" {
+				t.Errorf("Gardener's ExtractErrorCodes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestTestImageTag(t *testing.T) {
+	cr := containerRuntime("gvisor", `{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration","testImageTag":"v0.5.1"}`)
+	if tag, ok := render.TestImageTag(cr); !ok || tag != "v0.5.1" {
+		t.Errorf("TestImageTag() = %q, %v", tag, ok)
+	}
+	if _, ok := render.TestImageTag(containerRuntime("gvisor", istio)); ok {
+		t.Error("TestImageTag() reports a tag that is not set")
+	}
+}

@@ -1,0 +1,155 @@
+package render_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+)
+
+// The objects below are written out in full, field by field, from the installer contract in the team brief,
+// so that a change of the charts shows up as a diff against the contract, not just against a snapshot.
+
+func expectedRuntimeClass(nodeSelector map[string]string, tolerations []corev1.Toleration, overhead *nodev1.Overhead) *nodev1.RuntimeClass {
+	return &nodev1.RuntimeClass{
+		TypeMeta: metav1.TypeMeta{APIVersion: "node.k8s.io/v1", Kind: "RuntimeClass"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: "gvisor",
+			Labels: map[string]string{
+				"app.kubernetes.io/name":       "gvisor",
+				"app.kubernetes.io/managed-by": "gardener-extension-runtime-gvisor",
+			},
+		},
+		Handler:    "runsc",
+		Overhead:   overhead,
+		Scheduling: &nodev1.Scheduling{NodeSelector: nodeSelector, Tolerations: tolerations},
+	}
+}
+
+func expectedConfigMap(pool, runscToml string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      "gvisor-installation-" + pool + "-runsc",
+			Namespace: "kube-system",
+			Labels:    selectorLabels(pool),
+		},
+		Data: map[string]string{"runsc.toml": runscToml},
+	}
+}
+
+func selectorLabels(pool string) map[string]string {
+	return map[string]string{"app.kubernetes.io/name": "gvisor-installation", "app.kubernetes.io/instance": pool}
+}
+
+type dsParams struct {
+	pool, image, binaryPath, runscToml string
+	nodeSelector                       map[string]string
+	affinity                           *corev1.NodeAffinity
+	tolerations                        []corev1.Toleration
+}
+
+func expectedDaemonSet(p dsParams) *appsv1.DaemonSet {
+	sum := sha256.Sum256([]byte(p.runscToml))
+	hostPath := func(path string, t corev1.HostPathType) corev1.VolumeSource {
+		return corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: path, Type: &t}}
+	}
+	var affinity *corev1.Affinity
+	if p.affinity != nil {
+		affinity = &corev1.Affinity{NodeAffinity: p.affinity}
+	}
+	tolerations := p.tolerations
+	if tolerations == nil {
+		tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
+	}
+	sizeLimit := resource.MustParse("1Mi")
+	return &appsv1.DaemonSet{
+		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        "gvisor-installation-" + p.pool,
+			Namespace:   "kube-system",
+			Labels:      selectorLabels(p.pool),
+			Annotations: map[string]string{"resources.gardener.cloud/delete-on-invalid-update": "true"},
+		},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: selectorLabels(p.pool)},
+			UpdateStrategy: appsv1.DaemonSetUpdateStrategy{
+				Type:          appsv1.RollingUpdateDaemonSetStrategyType,
+				RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: ptr.To(intstr.FromInt32(1))},
+			},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{
+					Labels:      selectorLabels(p.pool),
+					Annotations: map[string]string{"checksum/runsc-config": hex.EncodeToString(sum[:])},
+				},
+				Spec: corev1.PodSpec{
+					PriorityClassName:            "system-node-critical",
+					AutomountServiceAccountToken: ptr.To(false),
+					NodeSelector:                 p.nodeSelector,
+					Affinity:                     affinity,
+					Tolerations:                  tolerations,
+					SecurityContext: &corev1.PodSecurityContext{
+						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+					},
+					Containers: []corev1.Container{{
+						Name:            "installer",
+						Image:           p.image,
+						ImagePullPolicy: corev1.PullIfNotPresent,
+						Command: []string{
+							"/gvisor-installer", "install", "--host-root=/host", "--source=/opt/gvisor",
+							"--bin-dir=" + p.binaryPath, "--runsc-config=/etc/gvisor-installer/runsc.toml",
+							"--restart=systemd", "--idle", "--ready-file=/run/gvisor-installer/ready",
+						},
+						ReadinessProbe: &corev1.Probe{
+							ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{
+								"/gvisor-installer", "ready", "--ready-file=/run/gvisor-installer/ready",
+							}}},
+							PeriodSeconds:    10,
+							FailureThreshold: 3,
+						},
+						Resources: corev1.ResourceRequirements{
+							Requests: corev1.ResourceList{
+								corev1.ResourceCPU:    resource.MustParse("10m"),
+								corev1.ResourceMemory: resource.MustParse("32Mi"),
+							},
+							Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("128Mi")},
+						},
+						SecurityContext: &corev1.SecurityContext{
+							RunAsUser:                ptr.To[int64](0),
+							RunAsNonRoot:             ptr.To(false),
+							ReadOnlyRootFilesystem:   ptr.To(true),
+							AllowPrivilegeEscalation: ptr.To(false),
+							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+						},
+						VolumeMounts: []corev1.VolumeMount{
+							{Name: "bin-dir", MountPath: "/host" + p.binaryPath},
+							{Name: "containerd-config", MountPath: "/host/etc/containerd"},
+							{Name: "containerd-run", MountPath: "/host/run/containerd"},
+							{Name: "dbus", MountPath: "/host/run/dbus"},
+							{Name: "runsc-config", MountPath: "/etc/gvisor-installer", ReadOnly: true},
+							{Name: "state", MountPath: "/run/gvisor-installer"},
+						},
+					}},
+					Volumes: []corev1.Volume{
+						{Name: "bin-dir", VolumeSource: hostPath(p.binaryPath, corev1.HostPathDirectoryOrCreate)},
+						{Name: "containerd-config", VolumeSource: hostPath("/etc/containerd", corev1.HostPathDirectoryOrCreate)},
+						{Name: "containerd-run", VolumeSource: hostPath("/run/containerd", corev1.HostPathDirectory)},
+						{Name: "dbus", VolumeSource: hostPath("/run/dbus", corev1.HostPathDirectory)},
+						{Name: "runsc-config", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+							LocalObjectReference: corev1.LocalObjectReference{Name: "gvisor-installation-" + p.pool + "-runsc"},
+						}}},
+						{Name: "state", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{
+							Medium: corev1.StorageMediumMemory, SizeLimit: &sizeLimit,
+						}}},
+					},
+				},
+			},
+		},
+	}
+}

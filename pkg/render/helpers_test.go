@@ -1,0 +1,77 @@
+package render_test
+
+import (
+	"errors"
+	"io/fs"
+	"slices"
+	"testing"
+	"testing/fstest"
+
+	gardenerimagevector "github.com/gardener/gardener/pkg/utils/imagevector"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/charts"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+)
+
+// quantityEqual compares quantities by value: parsed and constructed quantities differ in cached fields.
+var quantityEqual = cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })
+
+const (
+	installRepo = "ghcr.io/runtime-gvisor/runtime-gvisor-installation"
+	pinnedTag   = "v0.1.0"
+)
+
+// newRenderer returns a renderer for the given build version and optional image vector overwrite file:
+// the version is a parameter so tests cover release and development builds without linker flags.
+func newRenderer(t testing.TB, version, overwrite string) *render.Renderer {
+	t.Helper()
+	vector, err := imagevector.LoadWithOverwrite(version, overwrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := render.New(vector)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+var errMismatch = errors.New("concurrent render gave different bytes")
+
+func keys(m map[string][]byte) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func mustLoad(t testing.TB) gardenerimagevector.ImageVector {
+	t.Helper()
+	v, err := imagevector.ForVersion("v0.0.0-dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// copyCharts copies the embedded charts into fsys.
+func copyCharts(t testing.TB, fsys fstest.MapFS) {
+	t.Helper()
+	err := fs.WalkDir(charts.Internal, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(charts.Internal, p)
+		fsys[p] = &fstest.MapFile{Data: data}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

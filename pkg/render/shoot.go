@@ -1,0 +1,37 @@
+package render
+
+import (
+	"fmt"
+
+	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// ContainerRuntimes renders everything the extension puts into a shoot for the given ContainerRuntimes of one
+// shoot: the RuntimeClass once and each pool's installation, in one stable order. The controller splits the same
+// output into one ManagedResource per chart; gvisor-render and the snapshot tests print it whole.
+func (r *Renderer) ContainerRuntimes(crs ...*extensionsv1alpha1.ContainerRuntime) (*Manifests, error) {
+	out, err := r.RuntimeClass(RuntimeClassValues{})
+	if err != nil {
+		return nil, fmt.Errorf("rendering the RuntimeClass chart: %w", err)
+	}
+	pools := map[string]string{}
+	var parts []*Manifests
+	for _, cr := range crs {
+		values, err := ForContainerRuntime(cr)
+		if err != nil {
+			return nil, fmt.Errorf("ContainerRuntime %s/%s: %w", cr.Namespace, cr.Name, err)
+		}
+		if other, dup := pools[values.WorkerPool]; dup {
+			return nil, fmt.Errorf("ContainerRuntime %s/%s: %w", cr.Namespace, cr.Name, &ConfigurationError{Errs: field.ErrorList{
+				field.Duplicate(workerPoolNamePath, values.WorkerPool+" (also in ContainerRuntime "+other+")")}})
+		}
+		pools[values.WorkerPool] = cr.Name
+		m, err := r.Installation(values)
+		if err != nil {
+			return nil, fmt.Errorf("ContainerRuntime %s/%s: rendering the installation chart: %w", cr.Namespace, cr.Name, err)
+		}
+		parts = append(parts, m)
+	}
+	return out.Append(parts...), nil
+}

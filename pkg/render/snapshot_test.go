@@ -1,0 +1,146 @@
+package render_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
+)
+
+const everyFlag = `{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration","configFlags":{` +
+	`"cpu-num-from-quota":"false","debug":"true","debug-log":"/var/log/runsc/%ID%/","directfs":"false","file-access":"shared",` +
+	`"net-raw":"true","nvproxy":"true","overlay2":"root:dir=/var/lib/runsc,size=1g","panic-signal":"12","platform":"ptrace",` +
+	`"strace":"false","watchdog-action":"panic"}}`
+
+// snapshotCase is one input of the snapshot matrix: the ContainerRuntimes of one shoot, the build version and an
+// optional image vector overwrite.
+type snapshotCase struct {
+	name      string
+	version   string
+	overwrite string // content of the overwrite file; empty: none
+	crs       func() []*extensionsv1alpha1.ContainerRuntime
+}
+
+func snapshotCases() []snapshotCase {
+	one := func() []*extensionsv1alpha1.ContainerRuntime {
+		return []*extensionsv1alpha1.ContainerRuntime{containerRuntime("gvisor", istio)}
+	}
+	return []snapshotCase{
+		{name: "one-pool", version: "v0.1.0-dev", crs: one},
+		{name: "two-pools", version: "v0.1.0-dev", crs: func() []*extensionsv1alpha1.ContainerRuntime {
+			return []*extensionsv1alpha1.ContainerRuntime{containerRuntime("gvisor-b", ""), containerRuntime("gvisor-a", istio)}
+		}},
+		{name: "every-flag", version: "v0.1.0-dev", crs: func() []*extensionsv1alpha1.ContainerRuntime {
+			return []*extensionsv1alpha1.ContainerRuntime{containerRuntime("gvisor", everyFlag)}
+		}},
+		{name: "custom-selectors", version: "v0.1.0-dev", crs: func() []*extensionsv1alpha1.ContainerRuntime {
+			cr := containerRuntime("gpu", istio)
+			cr.Spec.BinaryPath = "/opt/containerruntimes"
+			cr.Spec.WorkerPool.Selector = metav1.LabelSelector{
+				MatchLabels: map[string]string{"worker.gardener.cloud/pool": "gpu", "example.com/sandbox": "gvisor"},
+				MatchExpressions: []metav1.LabelSelectorRequirement{
+					{Key: "topology.kubernetes.io/zone", Operator: metav1.LabelSelectorOpIn, Values: []string{"eu-west-1a", "eu-west-1b"}},
+					{Key: "example.com/maintenance", Operator: metav1.LabelSelectorOpDoesNotExist},
+				},
+			}
+			return []*extensionsv1alpha1.ContainerRuntime{cr}
+		}},
+		{name: "overwrite-tag", version: "v0.1.0-dev", crs: one, overwrite: `images:
+- name: runtime-gvisor-installation
+  repository: registry.example.com/mirror/runtime-gvisor-installation
+  tag: v0.1.1
+`},
+		{name: "overwrite-ref", version: "v9.8.7", crs: one, overwrite: `images:
+- name: runtime-gvisor-installation
+  ref: registry.example.com/gvisor/installation@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+`},
+		{name: "release-version", version: "v9.8.7", crs: one},
+		{name: "dev-dirty-version", version: "v0.2.0-dev-dirty", crs: one},
+		{name: "unstamped-version", version: "v0.0.0-dev", crs: one},
+	}
+}
+
+func (c snapshotCase) render(t *testing.T) []byte {
+	t.Helper()
+	var overwrite string
+	if c.overwrite != "" {
+		overwrite = filepath.Join(t.TempDir(), "images_overwrite.yaml")
+		if err := os.WriteFile(overwrite, []byte(c.overwrite), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := newRenderer(t, c.version, overwrite).ContainerRuntimes(c.crs()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, obj := range m.Objects() {
+		if ds, ok := obj.(*appsv1.DaemonSet); ok {
+			for _, ctr := range ds.Spec.Template.Spec.Containers {
+				if err := imagevector.CheckReference(ctr.Image); err != nil {
+					t.Errorf("DaemonSet %s: %v", ds.Name, err)
+				}
+			}
+		}
+	}
+	return m.YAML()
+}
+
+// TestSnapshots compares the rendered output of each case with testdata/<case>.yaml.
+// Regenerate with `make snapshots` (UPDATE_SNAPSHOTS=1) and review the diff.
+func TestSnapshots(t *testing.T) {
+	for _, c := range snapshotCases() {
+		t.Run(c.name, func(t *testing.T) {
+			got := c.render(t)
+			golden := filepath.Join("testdata", c.name+".yaml")
+			if os.Getenv("UPDATE_SNAPSHOTS") == "1" {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run `make snapshots` to create it)", err)
+			}
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Errorf("%s is stale (-want +got); if the change is intended run `make snapshots`:\n%s", golden, diff)
+			}
+		})
+	}
+}
+
+// TestDeterminism renders every case twice, with fresh renderers, and expects identical bytes.
+func TestDeterminism(t *testing.T) {
+	for _, c := range snapshotCases() {
+		t.Run(c.name, func(t *testing.T) {
+			if a, b := c.render(t), c.render(t); string(a) != string(b) {
+				t.Errorf("two renders differ:\n%s", cmp.Diff(string(a), string(b)))
+			}
+		})
+	}
+}
+
+// TestFlagOrderIrrelevant: the same flags written in another order (in the providerConfig, and pools listed in
+// another order) give the same bytes, so the checksum annotation does not roll the DaemonSet for nothing.
+func TestFlagOrderIrrelevant(t *testing.T) {
+	r := newRenderer(t, "v0.1.0-dev", "")
+	forward := `{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration","configFlags":{"debug":"true","debug-log":"/var/log/runsc/","net-raw":"true","platform":"ptrace"}}`
+	backward := "apiVersion: gvisor.runtime.extensions.config.gardener.cloud/v1alpha1\nkind: GVisorConfiguration\nconfigFlags:\n  platform: ptrace\n  net-raw: \"true\"\n  debug-log: /var/log/runsc/\n  debug: \"true\"\n"
+	a, err := r.ContainerRuntimes(containerRuntime("a", forward), containerRuntime("b", istio))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.ContainerRuntimes(containerRuntime("b", istio), containerRuntime("a", backward))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(a.YAML()), string(b.YAML())); diff != "" {
+		t.Errorf("flag order changed the output (-forward +backward):\n%s", diff)
+	}
+}
