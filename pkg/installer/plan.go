@@ -112,7 +112,7 @@ func PlanInstall(o Options) (*Plan, error) {
 		return nil, err
 	}
 
-	if doc.Version >= 3 && doc.ImportsDropIn() {
+	if doc.UsesDropIn() {
 		dropIn, err := cc.DropIn(doc.Version)
 		if err != nil {
 			return nil, err

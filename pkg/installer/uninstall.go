@@ -57,14 +57,15 @@ func PlanUninstall(o Options) (*Plan, error) {
 	return p, nil
 }
 
-// configWithoutRunsc restores the backup when config.toml is exactly what installing onto the backup produces
-// (byte-for-byte the operator's original, comments included); otherwise it cuts our block or deletes runsc.
+// configWithoutRunsc restores the backup when config.toml is exactly what installing onto the backup produces and
+// the backup has no runsc (byte-for-byte the operator's original, comments included); otherwise it cuts our block
+// or deletes the runsc table (also one we adopted: uninstall means no runsc on this node).
 func (o *Options) configWithoutRunsc(doc *cc.Document) ([]byte, string, error) {
 	if backup, exists, err := hostfs.ReadFileIfExists(o.host(BackupPath)); err != nil {
 		return nil, "", err
 	} else if exists {
 		if bdoc, err := cc.Parse(BackupPath, backup); err == nil {
-			if e, err := bdoc.AddRunsc(); err == nil && bytes.Equal(e.Content, doc.Raw) {
+			if e, err := bdoc.AddRunsc(); err == nil && bdoc.Runsc() == nil && bytes.Equal(e.Content, doc.Raw) {
 				return backup, "restored from backup", nil
 			}
 		}

@@ -189,6 +189,13 @@ func (d *Document) ImportsDropIn() bool {
 	return matchesAny(d.Imports, ConfigPath, DropInPath)
 }
 
+// UsesDropIn reports whether the installer registers runsc through our conf.d drop-in instead of editing the
+// file: only from version 3 on (containerd 2.x merges imported tables key by key; 1.x would let the drop-in's CRI
+// table replace the main file's whole CRI table) and only when the file imports the drop-in's path.
+func (d *Document) UsesDropIn() bool {
+	return d.Version >= 3 && d.ImportsDropIn()
+}
+
 // tableText renders a table (and its sub-tables) as headers with their scalar keys, sub-tables last.
 func tableText(path []string, t map[string]any) []string {
 	lines := []string{"[" + dottedKey(path) + "]"}

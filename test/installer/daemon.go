@@ -1,0 +1,156 @@
+package installertest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+)
+
+// Daemon is a real containerd process whose root, state and sockets live under temporary directories, serving
+// CRI on <hostRoot>/run/containerd/containerd.sock so that the installer's own CRI verifier talks to it.
+type Daemon struct {
+	C       Containerd
+	Config  string
+	Socket  string
+	dir     string
+	cmd     *exec.Cmd
+	exited  chan error
+	logFile string
+	// Starts counts (re)starts, including the first.
+	Starts int
+}
+
+// StartDaemon starts containerd c on configFile and waits until CRI answers (or the process exits).
+func StartDaemon(t testing.TB, c Containerd, configFile, hostRoot string) *Daemon {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "ctd-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(hostRoot, "run/containerd/containerd.sock")
+	if err := os.MkdirAll(filepath.Dir(sock), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d := &Daemon{C: c, Config: configFile, Socket: sock, dir: dir, logFile: filepath.Join(dir, "containerd.log")}
+	t.Cleanup(func() {
+		d.Stop()
+		if t.Failed() {
+			t.Logf("%s log (tail):\n%s", c, d.LogTail(40))
+		}
+		// Snapshotter mounts may linger; removal errors are not test failures.
+		_ = os.RemoveAll(dir)
+	})
+	if err := d.Start(context.Background()); err != nil {
+		t.Fatalf("starting %s: %v\n%s", c, err, d.LogTail(40))
+	}
+	return d
+}
+
+// Start starts the process and returns once its socket accepts connections, or an error when it exits first
+// (like systemd reporting a failed start of a notify unit).
+func (d *Daemon) Start(ctx context.Context) error {
+	logf, err := os.OpenFile(d.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	_ = os.Remove(d.Socket)
+	d.cmd = exec.Command(d.C.Bin(), "--config", d.Config, "--root", filepath.Join(d.dir, "root"),
+		"--state", filepath.Join(d.dir, "state"), "--address", d.Socket, "--log-level", "info")
+	d.cmd.Stdout, d.cmd.Stderr = logf, logf
+	d.cmd.Env = append(os.Environ(), "PATH="+d.C.Dir+":"+os.Getenv("PATH"))
+	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := d.cmd.Start(); err != nil {
+		logf.Close()
+		return err
+	}
+	d.Starts++
+	exited := make(chan error, 1)
+	d.exited = exited
+	go func() { exited <- d.cmd.Wait(); logf.Close() }()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			exited <- err
+			return fmt.Errorf("%s exited at start: %v", d.C, err)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+		if _, err := os.Stat(d.Socket); err == nil {
+			vctx, cancel := context.WithTimeout(ctx, time.Second)
+			err := verify.CRI{Socket: d.Socket}.Verify(vctx, verify.Up)
+			cancel()
+			if err == nil || !strings.Contains(err.Error(), "connect") {
+				return nil
+			}
+		}
+	}
+	return errors.New("containerd did not open its socket within 20s")
+}
+
+// Stop terminates the process (SIGTERM, then SIGKILL after 10 s).
+func (d *Daemon) Stop() {
+	if d.cmd == nil || d.cmd.Process == nil {
+		return
+	}
+	select {
+	case err := <-d.exited:
+		d.exited <- err
+		return
+	default:
+	}
+	_ = d.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-d.exited:
+		d.exited <- err
+	case <-time.After(10 * time.Second):
+		_ = syscall.Kill(-d.cmd.Process.Pid, syscall.SIGKILL)
+		<-d.exited
+	}
+}
+
+// Restart is Stop then Start: the test restarter.
+func (d *Daemon) Restart(ctx context.Context) error {
+	d.Stop()
+	return d.Start(ctx)
+}
+
+func (d *Daemon) String() string { return "test restart of " + d.C.String() }
+
+// LogTail returns the last n lines of the daemon's log.
+func (d *Daemon) LogTail(n int) string {
+	data, _ := os.ReadFile(d.logFile)
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Restarter wraps a daemon as the installer's restart.Restarter and counts restarts; Before, if set, runs before
+// each restart (tests use it to break things the way a node can break).
+type Restarter struct {
+	D        *Daemon
+	Restarts int
+	Before   func(n int)
+}
+
+func (r *Restarter) Restart(ctx context.Context) error {
+	r.Restarts++
+	if r.Before != nil {
+		r.Before(r.Restarts)
+	}
+	return r.D.Restart(ctx)
+}
+
+func (r *Restarter) String() string { return r.D.String() }

@@ -1,0 +1,76 @@
+package installertest
+
+import (
+	"crypto/sha512"
+	"encoding/binary"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
+)
+
+// WriteRelease writes files (slash-separated names) into dir and a matching SHA512SUMS.
+func WriteRelease(t testing.TB, dir string, files map[string][]byte) {
+	t.Helper()
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var sums strings.Builder
+	for _, name := range names {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, files[name], 0o755); err != nil {
+			t.Fatal(err)
+		}
+		sum := sha512.Sum512(files[name])
+		sums.WriteString(hex.EncodeToString(sum[:]) + "  " + name + "\n")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SHA512SUMS"), []byte(sums.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// RealRelease writes the real static runsc and containerd-shim-runsc-v1 (GVISOR_TEST_GVISOR_DIR) into dir as a
+// release, with SHA512SUMS as the Dockerfile generates it.
+func RealRelease(t testing.TB, dir string) {
+	t.Helper()
+	src := realcomponents.GVisorDir(t)
+	files := map[string][]byte{}
+	for _, name := range []string{"runsc", "containerd-shim-runsc-v1"} {
+		data, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatalf("GVISOR_TEST_GVISOR_DIR: %v", err)
+		}
+		files[name] = data
+	}
+	WriteRelease(t, dir, files)
+}
+
+// ELF machine numbers for StubELF.
+const (
+	MachineX86_64  = 62
+	MachineAArch64 = 183
+)
+
+// StubELF returns a minimal static ELF64 executable header for machine followed by payload: enough for the
+// installer's release checks, for tests about configs and files rather than about running gVisor.
+func StubELF(machine uint16, payload string) []byte {
+	h := make([]byte, 64)
+	copy(h, []byte{0x7f, 'E', 'L', 'F', 2, 1, 1})
+	le := binary.LittleEndian
+	le.PutUint16(h[16:], 2) // ET_EXEC
+	le.PutUint16(h[18:], machine)
+	le.PutUint32(h[20:], 1)
+	le.PutUint16(h[52:], 64) // e_ehsize
+	le.PutUint16(h[54:], 56) // e_phentsize
+	le.PutUint16(h[58:], 64) // e_shentsize
+	return append(h, payload...)
+}
