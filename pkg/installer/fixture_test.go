@@ -48,15 +48,19 @@ func newHost(t testing.TB, config []byte) *host {
 func stubRelease(t testing.TB, dir, payload string) {
 	t.Helper()
 	_ = os.RemoveAll(dir)
-	m := uint16(installertest.MachineX86_64)
-	if runtime.GOARCH == "arm64" {
-		m = installertest.MachineAArch64
-	}
+	m := nativeMachine()
 	installertest.WriteRelease(t, dir, map[string][]byte{
 		"runsc":                          installertest.StubELF(m, "runsc "+payload),
 		"containerd-shim-runsc-v1":       installertest.StubELF(m, "shim "+payload),
 		"gvisor-bin/runsc-metric-server": installertest.StubELF(m, "metric-server "+payload),
 	})
+}
+
+func nativeMachine() uint16 {
+	if runtime.GOARCH == "arm64" {
+		return installertest.MachineAArch64
+	}
+	return installertest.MachineX86_64
 }
 
 func (h *host) path(nodePath string) string { return filepath.Join(h.root, nodePath) }

@@ -38,10 +38,13 @@ func WriteRelease(t testing.TB, dir string, files map[string][]byte) {
 	}
 }
 
-// RealRelease writes the real static runsc and containerd-shim-runsc-v1 (GVISOR_TEST_GVISOR_DIR) into dir as a
+// RealRelease replaces dir with the real static runsc and containerd-shim-runsc-v1 (GVISOR_TEST_GVISOR_DIR) as a
 // release, with SHA512SUMS as the Dockerfile generates it.
 func RealRelease(t testing.TB, dir string) {
 	t.Helper()
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
 	src := realcomponents.GVisorDir(t)
 	files := map[string][]byte{}
 	for _, name := range []string{"runsc", "containerd-shim-runsc-v1"} {

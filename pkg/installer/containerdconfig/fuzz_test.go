@@ -1,0 +1,71 @@
+package containerdconfig
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
+)
+
+// FuzzAddRunsc: any input is either refused cleanly (a refusal error, no panic) or yields TOML that parses, has
+// runsc exactly once under the right plugin ID, is stable under a second run, and loses nothing that was there.
+// The seed corpus is every testdata config; `go test` runs the seeds, `go test -fuzz FuzzAddRunsc` explores.
+func FuzzAddRunsc(f *testing.F) {
+	for _, dir := range []string{"testdata/configs", "testdata/refused"} {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.toml"))
+		for _, file := range files {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		doc, err := Parse(ConfigPath, data)
+		if err != nil {
+			if !refusal.Is(err) {
+				t.Fatalf("Parse returned a non-refusal error: %v", err)
+			}
+			return
+		}
+		edit, err := doc.AddRunsc()
+		if err != nil {
+			// Only inputs go-toml cannot re-encode may fail; they must fail with an error, never a broken file.
+			return
+		}
+		var tree map[string]any
+		if err := toml.Unmarshal(edit.Content, &tree); err != nil {
+			t.Fatalf("result does not parse: %v\n%q", err, edit.Content)
+		}
+		rt, err := lookupTable("result", tree, "plugins", doc.PluginID, "containerd", "runtimes", RuntimeName)
+		if err != nil || rt == nil || rt["runtime_type"] != RuntimeType {
+			t.Fatalf("runsc not registered: %v\n%q", err, edit.Content)
+		}
+		if n := strings.Count(string(edit.Content), "containerd.runtimes.runsc]"); n > 1 {
+			t.Fatalf("runsc table header %d times:\n%q", n, edit.Content)
+		}
+		if edit.Mode == Appended && !strings.HasPrefix(string(edit.Content), string(data)) {
+			t.Fatalf("appended edit changed the original bytes")
+		}
+		doc2, err := Parse(ConfigPath, edit.Content)
+		if err != nil {
+			t.Fatalf("edited file refused: %v", err)
+		}
+		again, err := doc2.AddRunsc()
+		if err != nil || again.Mode != Unchanged {
+			t.Fatalf("second run not unchanged: %v %v", again.Mode, err)
+		}
+		removed, err := doc2.RemoveRunsc()
+		if err != nil {
+			t.Fatalf("RemoveRunsc: %v", err)
+		}
+		if doc3, err := Parse(ConfigPath, removed.Content); err != nil || doc3.Runsc() != nil {
+			t.Fatalf("after RemoveRunsc: %v\n%q", err, removed.Content)
+		}
+	})
+}
