@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
+)
+
+const example = "../../example/containerruntime.yaml"
+
+func runCmd(t *testing.T, version string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(args, version, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+var imageLine = regexp.MustCompile(`(?m)^\s*image:\s*(\S+)\s*$`)
+
+// imageRefs returns every image reference in rendered YAML.
+func imageRefs(yaml string) []string {
+	var refs []string
+	for _, m := range imageLine.FindAllStringSubmatch(yaml, -1) {
+		refs = append(refs, m[1])
+	}
+	return refs
+}
+
+// TestExampleSnapshot renders example/containerruntime.yaml as a development build and compares it with
+// testdata/example.yaml (`make snapshots` regenerates it).
+func TestExampleSnapshot(t *testing.T) {
+	t.Setenv(imagevector.OverrideEnv, "")
+	code, out, stderr := runCmd(t, "v0.1.0-dev", "-f", example)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	golden := filepath.Join("testdata", "example.yaml")
+	if os.Getenv("UPDATE_SNAPSHOTS") == "1" {
+		if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run `make snapshots`)", err)
+	}
+	if diff := cmp.Diff(string(want), out); diff != "" {
+		t.Errorf("%s is stale (-want +got); run `make snapshots` if intended:\n%s", golden, diff)
+	}
+	for _, kind := range []string{"kind: RuntimeClass", "kind: ConfigMap", "kind: DaemonSet", `net-raw = "true"`, "name: gvisor-installation-worker-gvisor"} {
+		if !strings.Contains(out, kind) {
+			t.Errorf("output lacks %q", kind)
+		}
+	}
+}
+
+func TestVersions(t *testing.T) {
+	t.Setenv(imagevector.OverrideEnv, "")
+	for version, wantTag := range map[string]string{
+		"v9.8.7":           "v9.8.7",
+		"v0.1.0-dev":       "v0.1.0",
+		"v0.0.0-dev":       "v0.1.0",
+		"v0.1.0-dev-dirty": "v0.1.0",
+	} {
+		t.Run(version, func(t *testing.T) {
+			code, out, stderr := runCmd(t, version, "-f", example)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			checkImages(t, out, wantTag)
+		})
+	}
+}
+
+// checkImages asserts that every rendered image is ours, tagged wantTag, with no development marker.
+func checkImages(t *testing.T, out, wantTag string) {
+	t.Helper()
+	refs := imageRefs(out)
+	if len(refs) == 0 {
+		t.Fatal("no image in the output")
+	}
+	for _, ref := range refs {
+		if err := imagevector.CheckReference(ref); err != nil {
+			t.Error(err)
+		}
+		if !strings.HasPrefix(ref, "ghcr.io/runtime-gvisor/") || !strings.HasSuffix(ref, ":"+wantTag) {
+			t.Errorf("image %q, want one of ours tagged %s", ref, wantTag)
+		}
+	}
+}
+
+func TestImageVectorOverwrite(t *testing.T) {
+	ow := filepath.Join(t.TempDir(), "images_overwrite.yaml")
+	ref := "registry.example.com/gvisor/installation:v1.0.0@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	if err := os.WriteFile(ow, []byte("images:\n- name: runtime-gvisor-installation\n  ref: "+ref+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("flag", func(t *testing.T) {
+		t.Setenv(imagevector.OverrideEnv, "")
+		code, out, stderr := runCmd(t, "v9.8.7", "-f", example, "--image-vector-overwrite", ow)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if diff := cmp.Diff([]string{ref}, imageRefs(out)); diff != "" {
+			t.Errorf("images (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("env", func(t *testing.T) {
+		t.Setenv(imagevector.OverrideEnv, ow)
+		code, out, stderr := runCmd(t, "v9.8.7", "-f", example)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if diff := cmp.Diff([]string{ref}, imageRefs(out)); diff != "" {
+			t.Errorf("images (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("broken overwrite names the file", func(t *testing.T) {
+		t.Setenv(imagevector.OverrideEnv, "")
+		bad := filepath.Join(t.TempDir(), "bad.yaml")
+		if err := os.WriteFile(bad, []byte("images:\n- name: runtime-gvisor-installation\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := runCmd(t, "v9.8.7", "-f", example, "--image-vector-overwrite", bad)
+		if code != 1 || !strings.Contains(stderr, bad) || !strings.Contains(stderr, "images[0].ref/repository") {
+			t.Errorf("exit %d, stderr %q: want 1 and the file and field named", code, stderr)
+		}
+	})
+}
+
+func TestBadInput(t *testing.T) {
+	t.Setenv(imagevector.OverrideEnv, "")
+	exampleYAML, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		content string
+		want    []string
+	}{
+		{"misspelt field", strings.Replace(string(exampleYAML), "binaryPath:", "binarypath:", 1), []string{`unknown field "spec.binarypath"`}},
+		{"unquoted flag value", strings.Replace(string(exampleYAML), `net-raw: "true"`, "net-raw: true", 1), []string{"providerConfig.configFlags[net-raw]", `quote the value`, "fix the fields"}},
+		{"flag outside the allowlist", strings.Replace(string(exampleYAML), `net-raw: "true"`, `net-raw: "true"`+"\n      network: host", 1), []string{"providerConfig.configFlags[network]", "allowed flags:"}},
+		{"relative binaryPath", strings.Replace(string(exampleYAML), "binaryPath: /var/bin/containerruntimes", "binaryPath: bin", 1), []string{"spec.binaryPath", "absolute"}},
+		{"pool name", strings.Replace(string(exampleYAML), "name: worker-gvisor", "name: Worker_Gvisor", 1), []string{"spec.workerPool.name"}},
+		{"other kind", strings.Replace(string(exampleYAML), "kind: ContainerRuntime", "kind: Worker", 1), []string{`kind is "Worker", want "ContainerRuntime"`}},
+		{"other type", strings.Replace(string(exampleYAML), "\n  type: gvisor\n", "\n  type: kata\n", 1), []string{`spec.type: Unsupported value: "kata"`}},
+		{"empty file", "# nothing\n", []string{"no ContainerRuntime found"}},
+		{"not YAML", "a: [", []string{"document 1"}},
+		{"two pools with one name", string(exampleYAML) + "---\n" + strings.Replace(string(exampleYAML), "name: gvisor-worker-gvisor", "name: gvisor-other", 1), []string{"spec.workerPool.name: Duplicate value"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "cr.yaml")
+			if err := os.WriteFile(f, []byte(tt.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			code, out, stderr := runCmd(t, "v9.8.7", "-f", f)
+			if code != 1 {
+				t.Errorf("exit %d, want 1", code)
+			}
+			if out != "" {
+				t.Errorf("wrote output despite the error:\n%s", out)
+			}
+			for _, s := range append(tt.want, f) {
+				if !strings.Contains(stderr, s) {
+					t.Errorf("stderr %q does not contain %q", stderr, s)
+				}
+			}
+		})
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for name, args := range map[string][]string{"no -f": nil, "extra argument": {"-f", example, "x"}, "unknown flag": {"--nope"}} {
+		t.Run(name, func(t *testing.T) {
+			if code, _, stderr := runCmd(t, "v9.8.7", args...); code != 2 || !strings.Contains(stderr, "Usage: gvisor-render") {
+				t.Errorf("exit %d, stderr %q: want 2 and the usage", code, stderr)
+			}
+		})
+	}
+	if code, _, stderr := runCmd(t, "v9.8.7", "-f", "does-not-exist.yaml"); code != 1 || !strings.Contains(stderr, "does-not-exist.yaml does not exist") {
+		t.Errorf("missing file: exit %d, stderr %q", code, stderr)
+	}
+	if code, out, _ := runCmd(t, "v9.8.7", "--version"); code != 0 || out != "v9.8.7\n" {
+		t.Errorf("--version: exit %d, output %q", code, out)
+	}
+}
