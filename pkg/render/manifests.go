@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -62,7 +61,20 @@ func (m *Manifests) Append(others ...*Manifests) *Manifests {
 	return out
 }
 
-var docSeparator = regexp.MustCompile(`(?m)^---[ \t]*$`)
+// splitDocuments splits a YAML stream at "---" lines (a plain loop: a multi-line regexp costs more than it should).
+func splitDocuments(content string) []string {
+	var docs []string
+	var cur strings.Builder
+	for _, line := range strings.SplitAfter(content, "\n") {
+		if strings.TrimRight(line, " \t\r\n") == "---" {
+			docs = append(docs, cur.String())
+			cur.Reset()
+			continue
+		}
+		cur.WriteString(line)
+	}
+	return append(docs, cur.String())
+}
 
 // newManifests splits Helm's rendered files into documents, decodes each strictly and sorts them.
 func newManifests(chartName string, files map[string]string) (*Manifests, error) {
@@ -73,7 +85,7 @@ func newManifests(chartName string, files map[string]string) (*Manifests, error)
 		if strings.HasPrefix(path.Base(file), "_") || strings.HasSuffix(file, "NOTES.txt") {
 			continue
 		}
-		for _, part := range docSeparator.Split(content, -1) {
+		for _, part := range splitDocuments(content) {
 			// Keep the final newline: a block scalar at the end of a document (runsc.toml) keeps it too.
 			doc := strings.TrimSpace(part) + "\n"
 			if isBlankYAML(doc) {

@@ -104,7 +104,8 @@ func (r *Renderer) render(pc *parsedChart, values map[string]any) (*Manifests, e
 	if err != nil {
 		return nil, fmt.Errorf("chart %s: %w", name, err)
 	}
-	files, err := engine.Render(pc.chart, top)
+	// Strict: a template that reads a value the chart does not have is an error, not an empty string.
+	files, err := engine.Engine{Strict: true}.Render(pc.chart, top)
 	if err != nil {
 		return nil, fmt.Errorf("rendering chart %s: %w", name, err)
 	}
