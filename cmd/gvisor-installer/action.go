@@ -70,7 +70,7 @@ func runAction(ctx context.Context, cmd string, args []string, stdout, stderr io
 		res, err = installer.Uninstall(ctx, o)
 	}
 	if err != nil {
-		fmt.Fprintln(stdout, res.Summary())
+		fmt.Fprintln(stdout, res.FailedSummary())
 		return fail(stderr, cmd, err)
 	}
 	fmt.Fprintln(stdout, res.Summary())

@@ -3,6 +3,7 @@
 # $TOOLS_DIR/gvisor-<version>/ and prints that folder: static runsc (stamped with the version, else it reports
 # VERSION_MISSING) and containerd-shim-runsc-v1 (gvisor.dev/gvisor/shim renamed). CGO_ENABLED=0 is required:
 # a cgo build of runsc cannot start a sandbox ("fork/exec /proc/self/exe: no such file or directory").
+# With SHA512SUMS beside them the folder is a release as the installation image carries it (--source).
 source "$(dirname "$0")/lib.sh"
 
 GVISOR_VERSION="${GVISOR_VERSION:-$(cat "$REPO_ROOT/GVISOR_VERSION")}"
@@ -22,4 +23,6 @@ if ! [ -x "$dir/containerd-shim-runsc-v1" ]; then
   mv "$dir/.bin/shim" "$dir/containerd-shim-runsc-v1"
 fi
 rmdir "$dir/.bin" 2>/dev/null || true
+# The folder doubles as a release as the installation image carries it (gvisor-installer --source).
+(cd "$dir" && { sha512sum --status -c SHA512SUMS 2>/dev/null || sha512sum runsc containerd-shim-runsc-v1 > SHA512SUMS; })
 echo "$dir"

@@ -19,14 +19,24 @@ type Result struct {
 	Action string
 	// Changed lists the node paths written or removed, in order.
 	Changed []string
-	// Restarts counts containerd restarts (a rollback adds one).
+	// Restarts counts successful containerd restarts (a rollback adds one); a restart the restarter reports as
+	// failed (e.g. systemd's job result "failed") is not counted.
 	Restarts int
 	// RolledBack is true when containerd's previous configuration was restored.
 	RolledBack bool
 }
 
-// Summary is the one line the command prints at the end.
+// Summary is the one line the command prints at the end of a successful run.
 func (r Result) Summary() string {
+	return r.summary(r.Action)
+}
+
+// FailedSummary is the one line the command prints at the end of a failed run: what was done before the failure.
+func (r Result) FailedSummary() string {
+	return r.summary(r.Action + " FAILED")
+}
+
+func (r Result) summary(prefix string) string {
 	what := "unchanged"
 	if len(r.Changed) > 0 {
 		what = "changed " + strings.Join(r.Changed, ", ")
@@ -35,7 +45,7 @@ func (r Result) Summary() string {
 	if r.Restarts > 0 {
 		restarted = fmt.Sprintf("containerd restarted (%d)", r.Restarts)
 	}
-	s := r.Action + ": " + what + "; " + restarted
+	s := prefix + ": " + what + "; " + restarted
 	if r.RolledBack {
 		s += "; previous containerd config restored"
 	}
@@ -98,10 +108,10 @@ func (o *Options) restartAndVerify(ctx context.Context, res *Result, want verify
 	log := o.Logger
 	rctx, cancel := context.WithTimeout(ctx, o.VerifyTimeout)
 	defer cancel()
-	res.Restarts++
 	if err := o.Restarter.Restart(rctx); err != nil {
 		return fmt.Errorf("restarting containerd (%s): %w", o.Restarter, err)
 	}
+	res.Restarts++
 	log.Info("restarted containerd", "step", "restart", "via", o.Restarter.String())
 	if o.Verifier == nil {
 		return nil

@@ -106,7 +106,7 @@ func otherMachine() uint16 {
 	return installertest.MachineX86_64
 }
 
-func appendFile(t *testing.T, path, s string) {
+func appendFile(t testing.TB, path, s string) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -118,7 +118,7 @@ func appendFile(t *testing.T, path, s string) {
 	}
 }
 
-func writeFile(t *testing.T, path string, data []byte) {
+func writeFile(t testing.TB, path string, data []byte) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)

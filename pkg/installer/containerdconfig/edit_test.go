@@ -197,7 +197,7 @@ func assertRunscOnce(t *testing.T, content []byte, pluginID string) {
 	if rt["runtime_type"] != RuntimeType || opts["TypeUrl"] != OptionsTypeURL || opts["ConfigPath"] != RunscConfigPath {
 		t.Errorf("runsc table = %v", rt)
 	}
-	if n := strings.Count(string(content), "runtimes.runsc]"); n > 1 {
+	if n := countHeaders(content, []string{"plugins", pluginID, "containerd", "runtimes", RuntimeName}); n > 1 {
 		t.Errorf("runsc header appears %d times", n)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pelletier/go-toml/v2"
+	"github.com/pelletier/go-toml/v2/unstable"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
 )
@@ -46,7 +47,8 @@ func FuzzAddRunsc(f *testing.F) {
 		if err != nil || rt == nil || rt["runtime_type"] != RuntimeType {
 			t.Fatalf("runsc not registered: %v\n%q", err, edit.Content)
 		}
-		if n := strings.Count(string(edit.Content), "containerd.runtimes.runsc]"); n > 1 {
+		runscPath := []string{"plugins", doc.PluginID, "containerd", "runtimes", RuntimeName}
+		if n := countHeaders(edit.Content, runscPath); n > 1 {
 			t.Fatalf("runsc table header %d times:\n%q", n, edit.Content)
 		}
 		if edit.Mode == Appended && !strings.HasPrefix(string(edit.Content), string(data)) {
@@ -68,4 +70,17 @@ func FuzzAddRunsc(f *testing.F) {
 			t.Fatalf("after RemoveRunsc: %v\n%q", err, removed.Content)
 		}
 	})
+}
+
+// countHeaders counts the [table] headers for path (comments and strings that merely contain the text do not count).
+func countHeaders(data []byte, path []string) int {
+	var p unstable.Parser
+	p.Reset(data)
+	n := 0
+	for p.NextExpression() {
+		if e := p.Expression(); e.Kind == unstable.Table && equal(keyOf(e.Key()), path) {
+			n++
+		}
+	}
+	return n
 }

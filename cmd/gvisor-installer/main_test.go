@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+)
+
+// node creates a host root with the Gardener v2 config and a stub release; it returns the common flags.
+func node(t *testing.T) (root string, args []string) {
+	t.Helper()
+	root = t.TempDir()
+	cfg, err := os.ReadFile("../../pkg/installer/containerdconfig/testdata/configs/gardener-v2.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "etc/containerd"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "etc/containerd/config.toml"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := uint16(installertest.MachineX86_64)
+	if runtime.GOARCH == "arm64" {
+		m = installertest.MachineAArch64
+	}
+	src := filepath.Join(t.TempDir(), "gvisor")
+	installertest.WriteRelease(t, src, map[string][]byte{
+		"runsc":                    installertest.StubELF(m, "runsc"),
+		"containerd-shim-runsc-v1": installertest.StubELF(m, "shim"),
+	})
+	return root, []string{"--host-root=" + root, "--source=" + src, "--restart=none"}
+}
+
+func runCmd(ctx context.Context, args ...string) (code int, stdout, stderr string) {
+	var out, errOut bytes.Buffer
+	code = run(ctx, args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestInstallPlanReady(t *testing.T) {
+	root, flags := node(t)
+	ready := filepath.Join(t.TempDir(), "ready")
+	if code, _, _ := runCmd(context.Background(), "ready", "--ready-file="+ready); code == 0 {
+		t.Fatalf("ready before install")
+	}
+
+	before := installertest.HashTree(t, root)
+	code, out, errOut := runCmd(context.Background(), append([]string{"plan"}, flags...)...)
+	if code != 0 || !strings.Contains(out, "write /etc/containerd/config.toml (appended)") || !strings.Contains(out, "containerd restart") {
+		t.Fatalf("plan: %d\n%s\n%s", code, out, errOut)
+	}
+	if !reflect.DeepEqual(before, installertest.HashTree(t, root)) {
+		t.Fatalf("plan changed the host")
+	}
+
+	code, out, errOut = runCmd(context.Background(), append([]string{"install", "--ready-file=" + ready}, flags...)...)
+	if code != 0 {
+		t.Fatalf("install: %d\n%s", code, errOut)
+	}
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "install: changed ") {
+		t.Errorf("want one summary line, got %q", out)
+	}
+	for _, step := range []string{"step=verify-release", "step=verify-runsc-config", "step=parse-config", "step=plan-config", "step=write"} {
+		if !strings.Contains(errOut, step) {
+			t.Errorf("log lacks %s:\n%s", step, errOut)
+		}
+	}
+	if code, _, _ := runCmd(context.Background(), "ready", "--ready-file="+ready); code != 0 {
+		t.Errorf("not ready after install")
+	}
+
+	code, out, _ = runCmd(context.Background(), append([]string{"install"}, flags...)...)
+	if code != 0 || strings.TrimSpace(out) != "install: unchanged; containerd not restarted" {
+		t.Errorf("second install: %d %q", code, out)
+	}
+	code, out, _ = runCmd(context.Background(), append([]string{"plan"}, flags...)...)
+	if code != 0 || strings.TrimSpace(out) != "plan: unchanged; no containerd restart" {
+		t.Errorf("plan after install: %d %q", code, out)
+	}
+}
+
+func TestIdleBlocksUntilSignalAndIsReady(t *testing.T) {
+	_, flags := node(t)
+	ready := filepath.Join(t.TempDir(), "run", "ready")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		code, _, _ := runCmd(ctx, append([]string{"install", "--idle", "--ready-file=" + ready}, flags...)...)
+		done <- code
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if code, _, _ := runCmd(context.Background(), "ready", "--ready-file="+ready); code == 0 {
+			break
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("install --idle returned %d before SIGTERM", code)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("never ready")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel() // what SIGTERM does through signal.NotifyContext
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("idle exit code %d, want 0", code)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("--idle did not return after the signal")
+	}
+}
+
+func TestRefusalExitCodeAndUntouchedHost(t *testing.T) {
+	root, flags := node(t)
+	cfg := filepath.Join(root, "etc/containerd/config.toml")
+	if err := os.WriteFile(cfg, []byte("version = 2\ndisabled_plugins = [\"io.containerd.grpc.v1.cri\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ready := filepath.Join(t.TempDir(), "ready")
+	before := installertest.HashTree(t, root)
+	code, _, errOut := runCmd(context.Background(), append([]string{"install", "--ready-file=" + ready}, flags...)...)
+	if code != 2 || !strings.Contains(errOut, "refusing /etc/containerd/config.toml: the CRI plugin is disabled") || !strings.Contains(errOut, "fix:") {
+		t.Errorf("want exit 2 with a refusal naming the file and fix, got %d:\n%s", code, errOut)
+	}
+	if !reflect.DeepEqual(before, installertest.HashTree(t, root)) {
+		t.Errorf("refused install changed the host")
+	}
+	if _, err := os.Stat(ready); err == nil {
+		t.Errorf("ready file written although the install was refused")
+	}
+}
+
+// TestSystemdRestartFailureRollsBack: with --restart=systemd and no reachable system bus the restart fails, the
+// installer restores config.toml and exits 1, saying what failed.
+func TestSystemdRestartFailureRollsBack(t *testing.T) {
+	root, flags := node(t)
+	cfgPath := filepath.Join(root, "etc/containerd/config.toml")
+	original, _ := os.ReadFile(cfgPath)
+	flags[len(flags)-1] = "--restart=systemd"
+	code, out, errOut := runCmd(context.Background(), append([]string{"install", "--verify-timeout=2s"}, flags...)...)
+	if code != 1 || !strings.Contains(errOut, "connecting to systemd over "+root+"/run/dbus/system_bus_socket") {
+		t.Fatalf("want exit 1 naming the bus socket, got %d:\n%s\n%s", code, out, errOut)
+	}
+	if got, _ := os.ReadFile(cfgPath); !bytes.Equal(got, original) {
+		t.Errorf("config.toml not rolled back")
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for _, args := range [][]string{nil, {"frobnicate"}, {"install", "--restart=sometimes"}, {"install", "--idle"}, {"ready"}} {
+		if code, _, _ := runCmd(context.Background(), args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}
