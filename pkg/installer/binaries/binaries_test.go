@@ -1,0 +1,126 @@
+package binaries
+
+import (
+	"crypto/sha512"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+)
+
+func TestParseSums(t *testing.T) {
+	sum := strings.Repeat("ab", 64)
+	for _, tc := range []struct {
+		name, data, wantErr string
+	}{
+		{name: "text and binary mode", data: sum + "  runsc\n" + sum + " *gvisor-bin/x\r\n\n"},
+		{name: "short checksum", data: "abcd  runsc\n", wantErr: "line 1 is not"},
+		{name: "not hex", data: strings.Repeat("zz", 64) + "  runsc\n", wantErr: "not hex"},
+		{name: "escapes the release", data: sum + "  ../etc/passwd\n", wantErr: "outside the release"},
+		{name: "absolute", data: sum + "  /etc/passwd\n", wantErr: "outside the release"},
+		{name: "duplicate", data: sum + "  runsc\n" + sum + "  ./runsc\n", wantErr: "a second time"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sums, err := parseSums("SHA512SUMS", []byte(tc.data))
+			if tc.wantErr == "" {
+				if err != nil || len(sums) != 2 || sums["gvisor-bin/x"] != sum {
+					t.Fatalf("got %v, %v", sums, err)
+				}
+				return
+			}
+			if !refusal.Is(err) || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("want refusal %q, got %v", tc.wantErr, err)
+			}
+		})
+	}
+}
+
+// TestPlanKeepsSidecarsInStep: an upgrade writes changed files only (sidecars, shim, then runsc), removes
+// sidecars the new release no longer has, and a second plan is empty.
+func TestPlanKeepsSidecarsInStep(t *testing.T) {
+	src, bin := t.TempDir(), filepath.Join(t.TempDir(), "bin")
+	m := uint16(installertest.MachineX86_64)
+	installertest.WriteRelease(t, src, map[string][]byte{
+		"runsc":                    installertest.StubELF(m, "runsc 1"),
+		"containerd-shim-runsc-v1": installertest.StubELF(m, "shim 1"),
+		"gvisor-bin/old":           installertest.StubELF(m, "old 1"),
+		"gvisor-bin/same":          installertest.StubELF(m, "same"),
+	})
+	apply(t, src, bin, "amd64")
+	if err := os.RemoveAll(src); err != nil {
+		t.Fatal(err)
+	}
+	installertest.WriteRelease(t, src, map[string][]byte{
+		"runsc":                    installertest.StubELF(m, "runsc 2"),
+		"containerd-shim-runsc-v1": installertest.StubELF(m, "shim 1"),
+		"gvisor-bin/new":           installertest.StubELF(m, "new 2"),
+		"gvisor-bin/same":          installertest.StubELF(m, "same"),
+	})
+	got := apply(t, src, bin, "amd64")
+	want := []string{"write gvisor-bin/new", "write runsc", "remove gvisor-bin/old"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("upgrade actions = %v, want %v", got, want)
+	}
+	if again := apply(t, src, bin, "amd64"); len(again) != 0 {
+		t.Errorf("second plan = %v, want nothing", again)
+	}
+	st, err := os.Stat(filepath.Join(bin, "runsc"))
+	if err != nil || st.Mode().Perm() != 0o755 {
+		t.Errorf("runsc mode: %v %v", st, err)
+	}
+}
+
+func TestLoadRefusesDynamicELF(t *testing.T) {
+	// /bin/sh of this machine is dynamically linked (PT_INTERP): the kind of runsc a cgo build produces.
+	sh, err := os.ReadFile("/bin/sh")
+	if err != nil {
+		t.Skip(err)
+	}
+	src := t.TempDir()
+	installertest.WriteRelease(t, src, map[string][]byte{"runsc": sh, "containerd-shim-runsc-v1": sh})
+	_, err = Load(src, runtime.GOARCH)
+	if !refusal.Is(err) || !strings.Contains(err.Error(), "dynamically linked") {
+		t.Fatalf("want a refusal of the dynamic binary, got %v", err)
+	}
+}
+
+func apply(t *testing.T, src, bin, arch string) []string {
+	t.Helper()
+	rel, err := Load(src, arch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	actions, err := Plan(rel, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, a := range actions {
+		rel, _ := filepath.Rel(bin, a.Path)
+		verb := "write"
+		if a.Data == nil {
+			verb = "remove"
+		}
+		out = append(out, verb+" "+rel)
+	}
+	if err := Apply(actions, bin); err != nil {
+		t.Fatal(err)
+	}
+	// Applied content matches the verified release.
+	for _, f := range rel.Files {
+		data, err := os.ReadFile(filepath.Join(bin, f.Name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := sha512.Sum512(data), sha512.Sum512(f.Data)
+		if hex.EncodeToString(a[:]) != hex.EncodeToString(b[:]) {
+			t.Errorf("%s differs from the release", f.Name)
+		}
+	}
+	return out
+}
