@@ -36,17 +36,39 @@ func imageRefs(yaml string) []string {
 // TestExampleSnapshot renders example/containerruntime.yaml as a development build and compares it with
 // testdata/example.yaml (`make snapshots` regenerates it).
 func TestExampleSnapshot(t *testing.T) {
+	out := snapshot(t, example, "example.yaml")
+	for _, kind := range []string{"kind: RuntimeClass", "kind: ConfigMap", "kind: DaemonSet", `net-raw = "true"`, "name: gvisor-installation-worker-gvisor"} {
+		if !strings.Contains(out, kind) {
+			t.Errorf("output lacks %q", kind)
+		}
+	}
+}
+
+// TestTwoPoolsSnapshot: a file with two ContainerRuntimes renders one RuntimeClass and two installations.
+func TestTwoPoolsSnapshot(t *testing.T) {
+	out := snapshot(t, "../../example/containerruntimes-two-pools.yaml", "example-two-pools.yaml")
+	if n := strings.Count(out, "kind: RuntimeClass"); n != 1 {
+		t.Errorf("%d RuntimeClasses, want 1", n)
+	}
+	if n := strings.Count(out, "kind: DaemonSet"); n != 2 {
+		t.Errorf("%d DaemonSets, want 2", n)
+	}
+}
+
+// snapshot renders file as a development build and compares the output with testdata/<golden>.
+func snapshot(t *testing.T, file, golden string) string {
+	t.Helper()
 	t.Setenv(imagevector.OverrideEnv, "")
-	code, out, stderr := runCmd(t, "v0.1.0-dev", "-f", example)
+	code, out, stderr := runCmd(t, "v0.1.0-dev", "-f", file)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	golden := filepath.Join("testdata", "example.yaml")
+	golden = filepath.Join("testdata", golden)
 	if os.Getenv("UPDATE_SNAPSHOTS") == "1" {
 		if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		return
+		return out
 	}
 	want, err := os.ReadFile(golden)
 	if err != nil {
@@ -55,11 +77,7 @@ func TestExampleSnapshot(t *testing.T) {
 	if diff := cmp.Diff(string(want), out); diff != "" {
 		t.Errorf("%s is stale (-want +got); run `make snapshots` if intended:\n%s", golden, diff)
 	}
-	for _, kind := range []string{"kind: RuntimeClass", "kind: ConfigMap", "kind: DaemonSet", `net-raw = "true"`, "name: gvisor-installation-worker-gvisor"} {
-		if !strings.Contains(out, kind) {
-			t.Errorf("output lacks %q", kind)
-		}
-	}
+	return out
 }
 
 func TestVersions(t *testing.T) {

@@ -1,0 +1,58 @@
+package render
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
+)
+
+// TestSchemasAreStrict sends values past the typed API straight to the charts: each chart's values.schema.json
+// must reject what the chart does not understand, naming the value.
+func TestSchemasAreStrict(t *testing.T) {
+	images, err := imagevector.ForVersion("v0.0.0-dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(images)
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid := func() map[string]any {
+		return map[string]any{"workerPool": "a", "binaryPath": "/var/bin/containerruntimes", "image": "example.com/i:v1"}
+	}
+	tests := []struct {
+		name   string
+		chart  *parsedChart
+		values map[string]any
+		want   string
+	}{
+		{"unknown top-level key", r.installation, merge(valid(), map[string]any{"imageVectorOverwrite": "x"}), "additional properties 'imageVectorOverwrite' not allowed"},
+		{"misspelt key", r.runtimeClass, map[string]any{"nodeSelectors": map[string]any{"a": "b"}}, "additional properties 'nodeSelectors' not allowed"},
+		{"flag value that would break runsc.toml", r.installation, merge(valid(), map[string]any{"configFlags": map[string]any{"debug-log": "/x\"\n[evil]"}}), "/configFlags/debug-log"},
+		{"flag name that is no runsc flag", r.installation, merge(valid(), map[string]any{"configFlags": map[string]any{"Net Raw": "true"}}), "invalid propertyName 'Net Raw'"},
+		{"binaryPath with ..", r.installation, merge(valid(), map[string]any{"binaryPath": "/var/../etc"}), "/binaryPath"},
+		{"pool name with a dot", r.installation, merge(valid(), map[string]any{"workerPool": "a.b"}), "/workerPool"},
+		{"empty image", r.installation, merge(valid(), map[string]any{"image": ""}), "/image"},
+		{"unknown resources key", r.installation, merge(valid(), map[string]any{"resources": map[string]any{"request": map[string]any{}}}), "'request' not allowed"},
+		{"node selector value not a string", r.runtimeClass, map[string]any{"nodeSelector": map[string]any{"a": true}}, "/nodeSelector/a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := r.render(tt.chart, tt.values)
+			if err == nil || !strings.Contains(err.Error(), "values.schema.json") || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("render() error = %v, want a schema error containing %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := r.render(r.installation, valid()); err != nil {
+		t.Fatalf("minimal valid values: %v", err)
+	}
+}
+
+func merge(a, b map[string]any) map[string]any {
+	for k, v := range b {
+		a[k] = v
+	}
+	return a
+}
