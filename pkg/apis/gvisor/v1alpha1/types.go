@@ -12,13 +12,12 @@ const (
 	Version = "v1alpha1"
 	// Kind is the kind of the provider configuration.
 	Kind = "GVisorConfiguration"
+	// APIVersion is the apiVersion a GVisorConfiguration must carry.
+	APIVersion = GroupName + "/" + Version
 )
 
 // SchemeGroupVersion is the group version of this package's types.
 var SchemeGroupVersion = schema.GroupVersion{Group: GroupName, Version: Version}
-
-// APIVersion is the apiVersion a GVisorConfiguration must carry.
-var APIVersion = SchemeGroupVersion.String()
 
 // GVisorConfiguration is the providerConfig of a ContainerRuntime of type gvisor.
 type GVisorConfiguration struct {
