@@ -19,6 +19,8 @@ type Options struct {
 	// Dir receives the admin kubeconfig and the kube-controller-manager log. Empty: a new temporary folder that
 	// Stop removes.
 	Dir string
+	// Audit makes kube-apiserver record every write request (see AuditEvents).
+	Audit bool
 }
 
 // ControlPlane is a running etcd + kube-apiserver + kube-controller-manager with Gardener's CRDs installed.
@@ -32,6 +34,7 @@ type ControlPlane struct {
 
 	env        *crenvtest.Environment
 	kcm        *process
+	auditLog   string
 	removeDir  bool
 	stopCalled bool
 }
@@ -72,36 +75,25 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 		ControlPlaneStartTimeout: time.Minute,
 		ControlPlaneStopTimeout:  time.Minute,
 	}
+	if opts.Audit {
+		if cp.auditLog, err = configureAudit(cp.env, cp.Dir); err != nil {
+			return nil, err
+		}
+	}
 	if cp.Config, err = cp.env.Start(); err != nil {
 		return nil, fmt.Errorf("envtest: starting etcd and kube-apiserver from %s: %w", opts.AssetsDir, err)
 	}
 	// More headroom than client-go's default (5 qps): the benchmarks create hundreds of objects.
 	cp.Config.QPS, cp.Config.Burst = 500, 1000
 
-	if cp.KubeconfigPath, err = cp.writeAdminKubeconfig(); err != nil {
+	// An admin kubeconfig for kube-controller-manager and for humans (kubectl --kubeconfig).
+	if cp.KubeconfigPath, err = cp.AddUser("admin"); err != nil {
 		return nil, err
 	}
 	if cp.kcm, err = startKubeControllerManager(ctx, opts.AssetsDir, cp.Dir, cp.KubeconfigPath); err != nil {
 		return nil, err
 	}
 	return cp, nil
-}
-
-// writeAdminKubeconfig writes a kubeconfig of a system:masters user, for kube-controller-manager and for humans.
-func (cp *ControlPlane) writeAdminKubeconfig() (string, error) {
-	user, err := cp.env.AddUser(crenvtest.User{Name: "admin", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		return "", fmt.Errorf("envtest: adding admin user: %w", err)
-	}
-	kubeconfig, err := user.KubeConfig()
-	if err != nil {
-		return "", fmt.Errorf("envtest: rendering admin kubeconfig: %w", err)
-	}
-	path := filepath.Join(cp.Dir, "kubeconfig")
-	if err := os.WriteFile(path, kubeconfig, 0o600); err != nil {
-		return "", fmt.Errorf("envtest: writing %s: %w", path, err)
-	}
-	return path, nil
 }
 
 // Stop stops kube-controller-manager, kube-apiserver and etcd and removes the temporary folder. Safe to call twice.

@@ -1,0 +1,115 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	v1beta1helper "github.com/gardener/gardener/pkg/api/core/v1beta1/helper"
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
+)
+
+func yamlToJSON(t *testing.T, y string) []byte {
+	t.Helper()
+	js, err := yaml.YAMLToJSON([]byte(y))
+	must(t, err)
+	return js
+}
+
+// daemonSet waits for the installation DaemonSet of pool in the "shoot" and returns it.
+func (sh *testShoot) daemonSet(pool string) *appsv1.DaemonSet {
+	sh.t.Helper()
+	ds := &appsv1.DaemonSet{}
+	sh.eventually("DaemonSet kube-system/gvisor-installation-"+pool, func() error {
+		return sh.c.Get(context.Background(), client.ObjectKey{Namespace: metav1.NamespaceSystem, Name: "gvisor-installation-" + pool}, ds)
+	})
+	return ds
+}
+
+// runtimeClass waits for the RuntimeClass gvisor in the "shoot" and returns it.
+func (sh *testShoot) runtimeClass() *nodev1.RuntimeClass {
+	sh.t.Helper()
+	rc := &nodev1.RuntimeClass{}
+	sh.eventually("RuntimeClass gvisor", func() error {
+		return sh.c.Get(context.Background(), client.ObjectKey{Name: "gvisor"}, rc)
+	})
+	return rc
+}
+
+// exists reports whether obj (by key) exists now.
+func (sh *testShoot) exists(obj client.Object) bool {
+	sh.t.Helper()
+	err := sh.c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj)
+	if client.IgnoreNotFound(err) != nil {
+		sh.t.Fatal(err)
+	}
+	return err == nil
+}
+
+func installationDS(pool string) *appsv1.DaemonSet {
+	return &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceSystem, Name: "gvisor-installation-" + pool}}
+}
+
+func gvisorRuntimeClass() *nodev1.RuntimeClass {
+	return &nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: "gvisor"}}
+}
+
+func (sh *testShoot) managedResource(name string) *resourcesv1alpha1.ManagedResource {
+	return &resourcesv1alpha1.ManagedResource{ObjectMeta: metav1.ObjectMeta{Namespace: sh.ns, Name: name}}
+}
+
+// waitHealthy waits until gardener-resource-manager reports the ManagedResource applied, healthy and not
+// progressing for its current generation, and returns it.
+func (sh *testShoot) waitHealthy(name string) *resourcesv1alpha1.ManagedResource {
+	sh.t.Helper()
+	mr := sh.managedResource(name)
+	sh.eventually("ManagedResource "+name+" applied, healthy and not progressing", func() error {
+		if err := sh.c.Get(context.Background(), client.ObjectKeyFromObject(mr), mr); err != nil {
+			return err
+		}
+		if mr.Status.ObservedGeneration != mr.Generation {
+			return fmt.Errorf("observedGeneration %d, generation %d", mr.Status.ObservedGeneration, mr.Generation)
+		}
+		for cond, want := range map[gardencorev1beta1.ConditionType]gardencorev1beta1.ConditionStatus{
+			resourcesv1alpha1.ResourcesApplied:     gardencorev1beta1.ConditionTrue,
+			resourcesv1alpha1.ResourcesHealthy:     gardencorev1beta1.ConditionTrue,
+			resourcesv1alpha1.ResourcesProgressing: gardencorev1beta1.ConditionFalse,
+		} {
+			c := v1beta1helper.GetCondition(mr.Status.Conditions, cond)
+			if c == nil || c.Status != want {
+				return fmt.Errorf("condition %s is %v, want %s", cond, c, want)
+			}
+		}
+		return nil
+	})
+	return mr
+}
+
+// waitPoolHealthy waits until both of the pool's ManagedResources are healthy.
+func (sh *testShoot) waitPoolHealthy(pool string) {
+	sh.t.Helper()
+	sh.waitHealthy(containerruntime.InstallationManagedResourceName(pool))
+	sh.waitHealthy(containerruntime.ManagedResourceName)
+}
+
+// secrets returns the Secrets in the shoot namespace, by name.
+func (sh *testShoot) secrets() map[string]corev1.Secret {
+	sh.t.Helper()
+	list := &corev1.SecretList{}
+	must(sh.t, sh.c.List(context.Background(), list, client.InNamespace(sh.ns)))
+	out := map[string]corev1.Secret{}
+	for _, s := range list.Items {
+		out[s.Name] = s
+	}
+	return out
+}

@@ -1,0 +1,238 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
+	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
+	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
+)
+
+// The shoot Kubernetes versions these tests create Clusters for. Our own table: the controller must not care
+// which versions some Gardener release supports (a test tied to that list broke in the field).
+var shootVersions = []string{"1.30.14", "1.31.12", "1.32.8", "1.33.4", "1.34.1", "1.35.0"}
+
+const waitTimeout = 90 * time.Second
+
+// testShoot is a shoot namespace on the "seed" with its Cluster resource.
+type testShoot struct {
+	t     *testing.T
+	stack *envtest.Stack
+	c     client.Client
+	ns    string
+}
+
+func newShoot(t *testing.T, name, version string) *testShoot {
+	t.Helper()
+	s := stack(t)
+	sh := &testShoot{t: t, stack: s, c: s.Client, ns: "shoot--it--" + name}
+	ctx := context.Background()
+	must(t, sh.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: sh.ns}}))
+	must(t, sh.c.Create(ctx, cluster(sh.ns, name, version)))
+	t.Cleanup(sh.cleanup)
+	return sh
+}
+
+// cluster is the Cluster resource gardenlet writes for a shoot: the extension library reads the shoot from it.
+func cluster(ns, name, version string) *extensionsv1alpha1.Cluster {
+	raw := func(v any) runtime.RawExtension {
+		b, err := json.Marshal(v)
+		if err != nil {
+			panic(err)
+		}
+		return runtime.RawExtension{Raw: b}
+	}
+	seed := raw(map[string]any{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Seed", "metadata": map[string]any{"name": "local"}})
+	return &extensionsv1alpha1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Name: ns},
+		Spec: extensionsv1alpha1.ClusterSpec{
+			CloudProfile: raw(map[string]any{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "CloudProfile", "metadata": map[string]any{"name": "local"}}),
+			Seed:         &seed,
+			Shoot: raw(map[string]any{
+				"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot",
+				"metadata": map[string]any{"name": name, "namespace": "garden-it"},
+				"spec":     map[string]any{"kubernetes": map[string]any{"version": version}},
+			}),
+		},
+	}
+}
+
+// runtimeName is the ContainerRuntime of pool (gardenlet names them <type>-<pool>... any name works).
+func runtimeName(pool string) string { return "gvisor-" + pool }
+
+// createRuntime creates the ContainerRuntime of pool with providerConfig (YAML/JSON, empty for none),
+// annotated like gardenlet does.
+func (sh *testShoot) createRuntime(pool, providerConfig string) {
+	sh.t.Helper()
+	cr := &extensionsv1alpha1.ContainerRuntime{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: runtimeName(pool), Namespace: sh.ns,
+			Annotations: map[string]string{v1beta1constants.GardenerOperation: v1beta1constants.GardenerOperationReconcile},
+		},
+		Spec: extensionsv1alpha1.ContainerRuntimeSpec{
+			DefaultSpec: extensionsv1alpha1.DefaultSpec{Type: containerruntime.Type},
+			BinaryPath:  "/var/bin/containerruntimes",
+			WorkerPool: extensionsv1alpha1.ContainerRuntimeWorkerPool{
+				Name:     pool,
+				Selector: metav1.LabelSelector{MatchLabels: map[string]string{"worker.gardener.cloud/pool": pool}},
+			},
+		},
+	}
+	if providerConfig != "" {
+		cr.Spec.ProviderConfig = &runtime.RawExtension{Raw: yamlToJSON(sh.t, providerConfig)}
+	}
+	must(sh.t, sh.c.Create(context.Background(), cr))
+}
+
+// updateRuntime changes the ContainerRuntime and annotates it with operation op, as gardenlet does.
+func (sh *testShoot) updateRuntime(pool, op string, mutate func(*extensionsv1alpha1.ContainerRuntime)) {
+	sh.t.Helper()
+	cr := sh.runtime(pool)
+	patch := client.MergeFrom(cr.DeepCopy())
+	if mutate != nil {
+		mutate(cr)
+	}
+	metav1.SetMetaDataAnnotation(&cr.ObjectMeta, v1beta1constants.GardenerOperation, op)
+	must(sh.t, sh.c.Patch(context.Background(), cr, patch))
+}
+
+func (sh *testShoot) runtime(pool string) *extensionsv1alpha1.ContainerRuntime {
+	sh.t.Helper()
+	cr := &extensionsv1alpha1.ContainerRuntime{}
+	must(sh.t, sh.c.Get(context.Background(), client.ObjectKey{Namespace: sh.ns, Name: runtimeName(pool)}, cr))
+	return cr
+}
+
+// waitOperation waits until the ContainerRuntime's lastOperation is opType in state, with the operation
+// annotation gone (the library removes it when it picks the object up) and the generation observed.
+func (sh *testShoot) waitOperation(pool, opType, state string) *extensionsv1alpha1.ContainerRuntime {
+	sh.t.Helper()
+	var cr *extensionsv1alpha1.ContainerRuntime
+	sh.eventually(fmt.Sprintf("ContainerRuntime %s: lastOperation %s %s", runtimeName(pool), opType, state), func() error {
+		cr = &extensionsv1alpha1.ContainerRuntime{}
+		if err := sh.c.Get(context.Background(), client.ObjectKey{Namespace: sh.ns, Name: runtimeName(pool)}, cr); err != nil {
+			return err
+		}
+		op := cr.Status.LastOperation
+		switch {
+		case op == nil:
+			return fmt.Errorf("no lastOperation yet")
+		case string(op.Type) != opType || string(op.State) != state:
+			return fmt.Errorf("lastOperation %s %s: %s (lastError %v)", op.Type, op.State, op.Description, cr.Status.LastError)
+		case cr.Annotations[v1beta1constants.GardenerOperation] != "":
+			return fmt.Errorf("operation annotation %q still present", cr.Annotations[v1beta1constants.GardenerOperation])
+		case cr.Status.ObservedGeneration != cr.Generation:
+			return fmt.Errorf("observedGeneration %d, generation %d", cr.Status.ObservedGeneration, cr.Generation)
+		}
+		return nil
+	})
+	return cr
+}
+
+// deleteRuntime deletes the ContainerRuntime and waits until it is gone (the controller removed its finalizer).
+func (sh *testShoot) deleteRuntime(pool string) {
+	sh.t.Helper()
+	cr := &extensionsv1alpha1.ContainerRuntime{ObjectMeta: metav1.ObjectMeta{Name: runtimeName(pool), Namespace: sh.ns}}
+	must(sh.t, client.IgnoreNotFound(sh.c.Delete(context.Background(), cr)))
+	sh.waitGone(cr)
+}
+
+// waitGone waits until obj no longer exists.
+func (sh *testShoot) waitGone(obj client.Object) {
+	sh.t.Helper()
+	sh.eventually(fmt.Sprintf("%T %s gone", obj, client.ObjectKeyFromObject(obj)), func() error {
+		err := sh.c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj)
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("still exists (deletionTimestamp %v, finalizers %v)", obj.GetDeletionTimestamp(), obj.GetFinalizers())
+	})
+}
+
+// cleanup deletes every ContainerRuntime of the shoot and waits until nothing of ours is left in the "shoot",
+// so that the next test starts from an empty cluster.
+func (sh *testShoot) cleanup() {
+	ctx := context.Background()
+	list := &extensionsv1alpha1.ContainerRuntimeList{}
+	if err := sh.c.List(ctx, list, client.InNamespace(sh.ns)); err != nil {
+		sh.t.Errorf("cleanup: listing ContainerRuntimes: %v", err)
+		return
+	}
+	for i := range list.Items {
+		if err := client.IgnoreNotFound(sh.c.Delete(ctx, &list.Items[i])); err != nil {
+			sh.t.Errorf("cleanup: %v", err)
+		}
+	}
+	for i := range list.Items {
+		sh.waitGone(&list.Items[i])
+	}
+	sh.waitNoShootObjects()
+}
+
+// waitNoShootObjects waits until no ManagedResource in the shoot namespace, no RuntimeClass and no installation
+// DaemonSet remain.
+func (sh *testShoot) waitNoShootObjects() {
+	sh.t.Helper()
+	sh.eventually("no ManagedResources, RuntimeClass or installation DaemonSets left", func() error {
+		ctx := context.Background()
+		mrs := &resourcesv1alpha1.ManagedResourceList{}
+		if err := sh.c.List(ctx, mrs, client.InNamespace(sh.ns)); err != nil {
+			return err
+		}
+		dss := &appsv1.DaemonSetList{}
+		if err := sh.c.List(ctx, dss, client.InNamespace(metav1.NamespaceSystem), client.MatchingLabels{"app.kubernetes.io/name": "gvisor-installation"}); err != nil {
+			return err
+		}
+		err := sh.c.Get(ctx, client.ObjectKey{Name: "gvisor"}, &nodev1.RuntimeClass{})
+		if len(mrs.Items) > 0 || len(dss.Items) > 0 || !apierrors.IsNotFound(err) {
+			return fmt.Errorf("%d ManagedResources, %d DaemonSets, RuntimeClass lookup: %v", len(mrs.Items), len(dss.Items), err)
+		}
+		return nil
+	})
+}
+
+// eventually polls check every 250ms until it returns nil, failing the test after waitTimeout.
+func (sh *testShoot) eventually(what string, check func() error) {
+	sh.t.Helper()
+	eventually(sh.t, what, check)
+}
+
+func eventually(t *testing.T, what string, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting %s for %s: %v", waitTimeout, what, err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
