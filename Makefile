@@ -66,6 +66,17 @@ generate: tool-helm
 bench: tools
 	@hack/bench.sh
 
+## bench-installer: the node installer's benchmarks (BENCHMARKS.md, "Node installer"): real release, real containerd 2.4
+.PHONY: bench-installer
+bench-installer: tool-containerd tool-gvisor
+	GVISOR_TEST_CONTAINERD="$$(hack/tools/containerd.sh)" GVISOR_TEST_GVISOR_DIR="$$(hack/tools/gvisor.sh)" REQUIRE_REAL_COMPONENTS=1 \
+	  go test ./pkg/installer -run '^$$' -bench . -benchtime 5x
+
+## fuzz-installer: fuzz the containerd config editor for FUZZTIME (default 60s); failures land in its testdata/fuzz
+.PHONY: fuzz-installer
+fuzz-installer:
+	go test ./pkg/installer/containerdconfig -run '^$$' -fuzz FuzzAddRunsc -fuzztime $(or $(FUZZTIME),60s) -parallel 1
+
 ## demo: the main job on an embedded default: a local control plane, our controller, example/ applied, results printed
 .PHONY: demo
 demo: build tool-control-plane

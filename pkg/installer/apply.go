@@ -152,11 +152,14 @@ func (o *Options) rollback(ctx context.Context, p *Plan, res *Result, cause erro
 
 func (o *Options) write(c Change) error {
 	path := o.host(c.NodePath)
-	if c.Data == nil {
+	if c.removes() {
 		return hostfs.Remove(path)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", filepath.Dir(c.NodePath), err)
+	}
+	if c.Source != "" {
+		return hostfs.CopyFileAtomic(c.Source, path, c.Sum, c.Perm)
 	}
 	return hostfs.WriteFileAtomic(path, c.Data, c.Perm)
 }
@@ -166,7 +169,7 @@ func (o *Options) cleanSidecarDir(p *Plan) error {
 	side := filepath.Join(p.binDir, binaries.SideDir)
 	removed := false
 	for _, c := range p.Changes {
-		removed = removed || (c.Data == nil && filepath.Dir(o.host(c.NodePath)) == side)
+		removed = removed || (c.removes() && filepath.Dir(o.host(c.NodePath)) == side)
 	}
 	if entries, err := os.ReadDir(side); removed && err == nil && len(entries) == 0 {
 		if err := os.Remove(side); err != nil {

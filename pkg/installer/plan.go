@@ -24,8 +24,10 @@ const BackupPath = cc.ConfigPath + ".gvisor-installer.bak"
 type Change struct {
 	// NodePath is the path as the node sees it.
 	NodePath string
-	// Data is the new content; nil removes the file.
+	// Data is the new content; nil (and no Source) removes the file.
 	Data []byte
+	// Source, if set, is a verified release file copied (streaming) instead of Data; Sum is its SHA-512.
+	Source, Sum string
 	// Perm is the file mode of a write.
 	Perm fs.FileMode
 	// Detail explains the change in the summary (e.g. "appended", "drop-in").
@@ -38,7 +40,7 @@ type Change struct {
 
 func (c Change) String() string {
 	verb := "write"
-	if c.Data == nil {
+	if c.removes() {
 		verb = "remove"
 	}
 	s := verb + " " + c.NodePath
@@ -47,6 +49,8 @@ func (c Change) String() string {
 	}
 	return s
 }
+
+func (c Change) removes() bool { return c.Data == nil && c.Source == "" }
 
 // Plan is the complete list of changes a run makes, in the order it makes them.
 type Plan struct {
@@ -105,7 +109,7 @@ func PlanInstall(o Options) (*Plan, error) {
 		return nil, err
 	}
 	for _, a := range binActions {
-		p.Changes = append(p.Changes, Change{NodePath: o.nodePath(a.Path), Data: a.Data, Perm: binaries.Mode})
+		p.Changes = append(p.Changes, Change{NodePath: o.nodePath(a.Path), Source: a.Source, Sum: a.Sum, Perm: binaries.Mode})
 	}
 
 	if err := o.addIfDifferent(p, Change{NodePath: cc.RunscConfigPath, Data: runscData, Perm: 0o644, Detail: "runsc flags; read at every sandbox start, no restart"}); err != nil {

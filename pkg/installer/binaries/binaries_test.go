@@ -103,7 +103,7 @@ func apply(t *testing.T, src, bin, arch string) []string {
 	for _, a := range actions {
 		rel, _ := filepath.Rel(bin, a.Path)
 		verb := "write"
-		if a.Data == nil {
+		if a.Source == "" {
 			verb = "remove"
 		}
 		out = append(out, verb+" "+rel)
@@ -117,8 +117,7 @@ func apply(t *testing.T, src, bin, arch string) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, b := sha512.Sum512(data), sha512.Sum512(f.Data)
-		if hex.EncodeToString(a[:]) != hex.EncodeToString(b[:]) {
+		if a := sha512.Sum512(data); hex.EncodeToString(a[:]) != f.Sum {
 			t.Errorf("%s differs from the release", f.Name)
 		}
 	}

@@ -1,7 +1,6 @@
 package binaries
 
 import (
-	"bytes"
 	"debug/elf"
 	"fmt"
 
@@ -21,12 +20,12 @@ var machines = map[string]elf.Machine{
 
 // checkELF refuses a file that is not a static ELF executable for goarch. Static matters: a dynamically linked
 // runsc (a cgo build) cannot start sandboxes, and the node may lack its libraries.
-func checkELF(path string, data []byte, goarch string) error {
+func checkELF(path, goarch string) error {
 	want, ok := machines[goarch]
 	if !ok {
 		return refusal.New(path, "the node architecture "+goarch+" is not supported", "run the installer on amd64 or arm64 nodes")
 	}
-	f, err := elf.NewFile(bytes.NewReader(data))
+	f, err := elf.Open(path) // reads the headers only
 	if err != nil {
 		return refusal.Wrap(path, "is not an ELF executable", "the release must contain Linux binaries only", err)
 	}

@@ -17,12 +17,14 @@ const Mode = 0o755
 type Action struct {
 	// Path is the absolute path (under the host root).
 	Path string
-	// Data is the new content; nil means remove Path.
-	Data []byte
+	// Source is the release file to copy to Path; empty means remove Path.
+	Source string
+	// Sum is Source's verified SHA-512 (hex).
+	Sum string
 }
 
 func (a Action) String() string {
-	if a.Data == nil {
+	if a.Source == "" {
 		return "remove " + a.Path
 	}
 	return "write " + a.Path
@@ -35,12 +37,12 @@ func Plan(rel *Release, binDir string) ([]Action, error) {
 	var writes []Action
 	for _, f := range rel.Files {
 		dst := filepath.Join(binDir, filepath.FromSlash(f.Name))
-		same, err := hostfs.SameContent(dst, f.Data, Mode)
+		same, err := hostfs.SameFile(dst, f.Size, f.Sum, Mode)
 		if err != nil {
 			return nil, err
 		}
 		if !same {
-			writes = append(writes, Action{Path: dst, Data: f.Data})
+			writes = append(writes, Action{Path: dst, Source: f.Path, Sum: f.Sum})
 		}
 	}
 	sort.SliceStable(writes, func(i, j int) bool { return rank(writes[i].Path, binDir) < rank(writes[j].Path, binDir) })
@@ -104,7 +106,7 @@ func staleSidecars(rel *Release, binDir string) ([]Action, error) {
 func Apply(actions []Action, binDir string) error {
 	removedSidecar := false
 	for _, a := range actions {
-		if a.Data == nil {
+		if a.Source == "" {
 			removedSidecar = removedSidecar || filepath.Dir(a.Path) == filepath.Join(binDir, SideDir)
 			if err := hostfs.Remove(a.Path); err != nil {
 				return err
@@ -114,7 +116,7 @@ func Apply(actions []Action, binDir string) error {
 		if err := os.MkdirAll(filepath.Dir(a.Path), 0o755); err != nil {
 			return fmt.Errorf("creating %s: %w", filepath.Dir(a.Path), err)
 		}
-		if err := hostfs.WriteFileAtomic(a.Path, a.Data, Mode); err != nil {
+		if err := hostfs.CopyFileAtomic(a.Source, a.Path, a.Sum, Mode); err != nil {
 			return err
 		}
 	}

@@ -3,7 +3,6 @@ package binaries
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha512"
 	"encoding/hex"
 	"fmt"
 	"io/fs"
@@ -13,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
 )
 
@@ -26,12 +26,16 @@ const (
 	SideDir = "gvisor-bin"
 )
 
-// File is one verified file of the release.
+// File is one verified file of the release. Content is never held in memory: files are hashed and copied
+// streaming (runsc alone is ~80 MB).
 type File struct {
 	// Name is the slash-separated path relative to the release root, e.g. "gvisor-bin/foo".
 	Name string
-	// Data is the verified content.
-	Data []byte
+	// Path is the file in the release directory.
+	Path string
+	// Size and Sum (hex SHA-512) as verified.
+	Size int64
+	Sum  string
 }
 
 // Release is a verified gVisor release, files sorted by name.
@@ -119,18 +123,17 @@ func Load(dir, goarch string) (*Release, error) {
 			return nil, refusal.New(p, "is not listed in "+SumsFile, "list every file of the release in SHA512SUMS (or remove the stray file)")
 		}
 		delete(sums, name)
-		data, err := os.ReadFile(p)
+		got, size, err := hostfs.HashFile(p)
 		if err != nil {
 			return nil, refusal.Wrap(p, "cannot read", "check --source", err)
 		}
-		got := sha512.Sum512(data)
-		if hex.EncodeToString(got[:]) != want {
+		if got != want {
 			return nil, refusal.New(p, "SHA-512 checksum does not match "+SumsFile+" (corrupt or tampered file)", "rebuild the installation image; never edit the release by hand")
 		}
-		if err := checkELF(p, data, goarch); err != nil {
+		if err := checkELF(p, goarch); err != nil {
 			return nil, err
 		}
-		rel.Files = append(rel.Files, File{Name: name, Data: data})
+		rel.Files = append(rel.Files, File{Name: name, Path: p, Size: size, Sum: want})
 	}
 	if len(sums) > 0 {
 		missing := make([]string, 0, len(sums))

@@ -4,8 +4,11 @@ package hostfs
 
 import (
 	"bytes"
+	"crypto/sha512"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -100,4 +103,83 @@ func syncDir(dir string) error {
 		return fmt.Errorf("syncing directory %s: %w", dir, err)
 	}
 	return nil
+}
+
+// HashFile returns the hex SHA-512 and the size of path, streaming (release binaries are ~100 MB; the installer
+// pod must not need that much memory).
+func HashFile(path string) (sum string, size int64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha512.New()
+	size, err = io.Copy(h, f)
+	if err != nil {
+		return "", 0, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), size, nil
+}
+
+// SameFile reports whether path is a regular file with mode perm, the given size and SHA-512.
+func SameFile(path string, size int64, sum string, perm fs.FileMode) (bool, error) {
+	st, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("inspecting %s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() || st.Mode().Perm() != perm || st.Size() != size {
+		return false, nil
+	}
+	got, _, err := HashFile(path)
+	if err != nil {
+		return false, err
+	}
+	return got == sum, nil
+}
+
+// CopyFileAtomic copies src to dst like WriteFileAtomic, streaming, and refuses to rename the copy into place
+// unless it has the SHA-512 wantSum (the source was verified earlier; it must not have changed since).
+func CopyFileAtomic(src, dst, wantSum string, perm fs.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", src, err)
+	}
+	defer in.Close()
+	dir := filepath.Dir(dst)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(dst)+".gvisor-installer-*")
+	if err != nil {
+		return fmt.Errorf("creating temporary file beside %s: %w", dst, err)
+	}
+	tmpName := tmp.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			_ = tmp.Close()
+			_ = os.Remove(tmpName)
+		}
+	}()
+	h := sha512.New()
+	if _, err := io.Copy(io.MultiWriter(tmp, h), in); err != nil {
+		return fmt.Errorf("copying %s to %s: %w", src, tmpName, err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != wantSum {
+		return fmt.Errorf("%s changed after it was verified (SHA-512 %s, verified %s)", src, got[:16], wantSum[:16])
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		return fmt.Errorf("setting mode of %s: %w", tmpName, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("syncing %s: %w", tmpName, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("closing %s: %w", tmpName, err)
+	}
+	if err := os.Rename(tmpName, dst); err != nil {
+		return fmt.Errorf("renaming %s to %s: %w", tmpName, dst, err)
+	}
+	ok = true
+	return syncDir(dir)
 }

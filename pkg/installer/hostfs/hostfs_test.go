@@ -50,3 +50,34 @@ func TestWriteFileAtomicReplacesTheInode(t *testing.T) {
 		t.Errorf("left behind: %v", entries)
 	}
 }
+
+// TestCopyFileAtomicChecksTheSum: a source that changed after verification never lands on the node.
+func TestCopyFileAtomicChecksTheSum(t *testing.T) {
+	dir := t.TempDir()
+	src, dst := filepath.Join(dir, "src"), filepath.Join(dir, "dst")
+	if err := os.WriteFile(src, []byte("verified"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, size, err := HashFile(src)
+	if err != nil || size != 8 {
+		t.Fatal(sum, size, err)
+	}
+	if err := CopyFileAtomic(src, dst, sum, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if same, err := SameFile(dst, size, sum, 0o755); !same || err != nil {
+		t.Fatalf("SameFile after copy = %v, %v", same, err)
+	}
+	if err := os.WriteFile(src, []byte("swapped!"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := CopyFileAtomic(src, dst, sum, 0o755); err == nil {
+		t.Fatal("copied a source that no longer matches its verified checksum")
+	}
+	if data, _ := os.ReadFile(dst); string(data) != "verified" {
+		t.Errorf("dst = %q", data)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("temporary file left behind: %v", entries)
+	}
+}
