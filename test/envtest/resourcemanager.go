@@ -9,18 +9,20 @@ import (
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/gardener/gardener/pkg/api/indexer"
 	resourcemanagerconfigv1alpha1 "github.com/gardener/gardener/pkg/apis/config/resourcemanager/v1alpha1"
 	resourcemanagerclient "github.com/gardener/gardener/pkg/resourcemanager/client"
+	"github.com/gardener/gardener/pkg/resourcemanager/controller/garbagecollector"
 	"github.com/gardener/gardener/pkg/resourcemanager/controller/health"
 	"github.com/gardener/gardener/pkg/resourcemanager/controller/managedresource"
 	resourcemanagerpredicate "github.com/gardener/gardener/pkg/resourcemanager/predicate"
 )
 
-// ResourceManager is gardener-resource-manager's managedresource, health and progressing controllers running
+// ResourceManager is gardener-resource-manager's managedresource, health, progressing and garbage-collector controllers running
 // in-process against one API server as source and target (like a shoot's resource manager whose "shoot" is the
 // same cluster).
 type ResourceManager struct {
@@ -52,10 +54,24 @@ func StartResourceManager(ctx context.Context, cfg *rest.Config, log logr.Logger
 	if err := health.AddToManager(ctx, mgr, mgr, mgr, *rmConfig); err != nil {
 		return nil, fmt.Errorf("gardener-resource-manager: adding health controllers: %w", err)
 	}
+	// The seed's resource manager garbage-collects the immutable ManagedResource Secrets that no ManagedResource
+	// references any more (a reconcile with changed content leaves the old one behind, labelled collectable).
+	// On a seed objects must be 10 minutes old; a few seconds keep the tests short and still protect a Secret
+	// between its creation and the ManagedResource update that references it (milliseconds apart).
+	if err := (&garbagecollector.Reconciler{
+		Config: resourcemanagerconfigv1alpha1.GarbageCollectorControllerConfig{
+			Enabled: true, SyncPeriod: &metav1.Duration{Duration: 3 * time.Second},
+		},
+		Clock:                 clock.RealClock{},
+		MinimumObjectLifetime: new(5 * time.Second),
+	}).AddToManager(mgr, mgr); err != nil {
+		return nil, fmt.Errorf("gardener-resource-manager: adding garbage collector: %w", err)
+	}
 	if err := (&managedresource.Reconciler{
-		Config:      rmConfig.Controllers.ManagedResource,
-		ClassFilter: resourcemanagerpredicate.NewClassFilter(*rmConfig.Controllers.ResourceClass),
-		ClusterID:   *rmConfig.Controllers.ClusterID,
+		Config:                    rmConfig.Controllers.ManagedResource,
+		ClassFilter:               resourcemanagerpredicate.NewClassFilter(*rmConfig.Controllers.ResourceClass),
+		ClusterID:                 *rmConfig.Controllers.ClusterID,
+		GarbageCollectorActivated: true,
 	}).AddToManager(mgr, mgr, mgr); err != nil {
 		return nil, fmt.Errorf("gardener-resource-manager: adding managedresource controller: %w", err)
 	}

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -111,5 +112,16 @@ func (sh *testShoot) secrets() map[string]corev1.Secret {
 	for _, s := range list.Items {
 		out[s.Name] = s
 	}
+	return out
+}
+
+var errUnchanged = fmt.Errorf("unchanged")
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
 	return out
 }
