@@ -169,3 +169,19 @@ func lineDiff(a, b string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestBenignImportOn1x: a version-2 config whose conf.d drop-in configures another plugin is edited in place
+// (only an imported CRI table would be refused), and containerd 1.7 sees runsc plus the drop-in's setting.
+func TestBenignImportOn1x(t *testing.T) {
+	c := installertest.Release(t, "1.7")
+	h := newHost(t, readTestdata(t, "configs/gardener-v2.toml"))
+	h.write(t, "/etc/containerd/conf.d/tracing.toml", []byte("version = 2\n[plugins.\"io.containerd.internal.v1.tracing\"]\n  sampling_ratio = 0.5\n"))
+	if _, err := installer.Install(context.Background(), h.options()); err != nil {
+		t.Fatal(err)
+	}
+	dump, _ := c.Dump(t, dumpable(t, h, h.read(t, cc.ConfigPath)))
+	assertRunsc(t, dump, c.PluginID())
+	if got, err := installertest.Lookup(dump, "plugins", "io.containerd.internal.v1.tracing", "sampling_ratio"); err != nil || got != 0.5 {
+		t.Errorf("drop-in setting lost: %v %v", got, err)
+	}
+}

@@ -145,6 +145,12 @@ func PlanInstall(o Options) (*Plan, error) {
 }
 
 func (o *Options) readContainerdConfig() (*cc.Document, error) {
+	// Writes replace files by rename: a symlinked config.toml would become a regular file and the link's target
+	// would silently stop being the config. Its target may also lie outside what the pod mounts.
+	if st, err := os.Lstat(o.host(cc.ConfigPath)); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		return nil, refusal.New(cc.ConfigPath, "is a symbolic link; the installer replaces files atomically by rename and would break the link",
+			"make /etc/containerd/config.toml a regular file (copy the link's target there) in the machine image or OS config")
+	}
 	data, exists, err := hostfs.ReadFileIfExists(o.host(cc.ConfigPath))
 	if err != nil {
 		return nil, err

@@ -28,6 +28,12 @@ func TestRefusalsLeaveHostUntouched(t *testing.T) {
 		{name: "unknown version", config: readTestdata(t, "refused/unknown-version.toml"), want: []string{"/etc/containerd/config.toml", "version 7"}},
 		{name: "CRI disabled", config: readTestdata(t, "refused/cri-disabled.toml"), want: []string{"/etc/containerd/config.toml", "CRI plugin is disabled"}},
 		{name: "no config", want: []string{"/etc/containerd/config.toml", "does not exist"}},
+		{name: "config is a symlink", prepare: func(t *testing.T, h *host) {
+			h.write(t, "/etc/containerd/real-config.toml", gardenerV2)
+			if err := os.Symlink("real-config.toml", h.path("/etc/containerd/config.toml")); err != nil {
+				t.Fatal(err)
+			}
+		}, want: []string{"/etc/containerd/config.toml", "symbolic link"}},
 		{name: "1.x import replaces the CRI table", config: gardenerV2, prepare: func(t *testing.T, h *host) {
 			h.write(t, "/etc/containerd/conf.d/mirror.toml", []byte("version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".registry]\n  config_path = \"/etc/containerd/certs.d\"\n"))
 		}, want: []string{"/etc/containerd/conf.d/mirror.toml", "containerd#5837"}},
