@@ -36,6 +36,7 @@ var editCases = map[string]struct {
 	"inline-v2.toml":               {version: 2, mode: Rewritten},
 	"dotted-v3.toml":               {version: 3, mode: Rewritten},
 	"crlf-v2.toml":                 {version: 2, mode: Appended},
+	"crlf-inline-v2.toml":          {version: 2, mode: Rewritten},
 	"version-late-nospace-v2.toml": {version: 2, mode: Appended},
 	"no-final-newline-v2.toml":     {version: 2, mode: Appended},
 }
