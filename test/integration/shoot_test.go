@@ -79,10 +79,16 @@ func runtimeName(pool string) string { return "gvisor-" + pool }
 // annotated like gardenlet does.
 func (sh *testShoot) createRuntime(pool, providerConfig string) {
 	sh.t.Helper()
+	sh.createRuntimeWithOperation(pool, providerConfig, v1beta1constants.GardenerOperationReconcile)
+}
+
+// createRuntimeWithOperation is createRuntime with the operation annotation op (reconcile, restore).
+func (sh *testShoot) createRuntimeWithOperation(pool, providerConfig, op string) {
+	sh.t.Helper()
 	cr := &extensionsv1alpha1.ContainerRuntime{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: runtimeName(pool), Namespace: sh.ns,
-			Annotations: map[string]string{v1beta1constants.GardenerOperation: v1beta1constants.GardenerOperationReconcile},
+			Annotations: map[string]string{v1beta1constants.GardenerOperation: op},
 		},
 		Spec: extensionsv1alpha1.ContainerRuntimeSpec{
 			DefaultSpec: extensionsv1alpha1.DefaultSpec{Type: containerruntime.Type},
