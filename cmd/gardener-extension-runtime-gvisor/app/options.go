@@ -121,12 +121,16 @@ func (o *Options) heartbeatEnabled() bool {
 	return enabled
 }
 
-// Complete completes the library options (REST config, logger, controller switches) after parsing.
+// Complete completes the library options (logger, controller switches, REST config) after parsing. Flag
+// errors come first; the REST config last, so that a typo is not hidden behind "no kubeconfig".
 func (o *Options) Complete() error {
-	for _, c := range []extensionscmdcontroller.Completer{&o.REST, &o.Manager, &o.Controller, &o.Reconciler, &o.Heartbeat, o.Switches} {
+	for _, c := range []extensionscmdcontroller.Completer{&o.Manager, &o.Controller, &o.Reconciler, &o.Heartbeat, o.Switches} {
 		if err := c.Complete(); err != nil {
 			return err
 		}
+	}
+	if err := o.REST.Complete(); err != nil {
+		return fmt.Errorf("no cluster to connect to (pass --kubeconfig, set KUBECONFIG, or run in a pod): %w", err)
 	}
 	return nil
 }
