@@ -11,7 +11,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
 
-const usage = `Usage: gvisor-render -f CONTAINERRUNTIME.yaml [--image-vector-overwrite FILE]
+const usage = `Usage: gvisor-render -f CONTAINERRUNTIME.yaml [--image-vector-overwrite FILE] [--readiness-gate]
 
 Prints every object the extension puts into the shoot for the ContainerRuntime(s) in the file
 (one or more YAML documents of kind ContainerRuntime, type gvisor, of one shoot).
@@ -26,6 +26,8 @@ func run(args []string, version string, stdout, stderr io.Writer) int {
 	file := fs.String("f", "", "file with the ContainerRuntime(s) to render (- for standard input)")
 	overwrite := fs.String("image-vector-overwrite", os.Getenv(imagevector.OverrideEnv),
 		"image vector overwrite file (Gardener's format); defaults to $"+imagevector.OverrideEnv)
+	readinessGate := fs.Bool("readiness-gate", false,
+		"render with the scheduling readiness gate on (the extension's --readiness-gate setting, docs/readiness-gate.md)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
@@ -44,7 +46,7 @@ func run(args []string, version string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	out, err := renderFile(*file, *overwrite, version)
+	out, err := renderFile(*file, *overwrite, version, render.ShootOptions{ReadinessGate: *readinessGate})
 	if err != nil {
 		fmt.Fprintf(stderr, "gvisor-render: %v\n", err)
 		if render.IsConfigurationError(err) {
@@ -60,7 +62,7 @@ func run(args []string, version string, stdout, stderr io.Writer) int {
 }
 
 // renderFile renders everything for the ContainerRuntimes in file, with images for the given build version.
-func renderFile(file, overwrite, version string) ([]byte, error) {
+func renderFile(file, overwrite, version string, opts render.ShootOptions) ([]byte, error) {
 	data, err := readInput(file)
 	if err != nil {
 		return nil, err
@@ -77,7 +79,7 @@ func renderFile(file, overwrite, version string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := r.ContainerRuntimes(crs...)
+	m, err := r.Shoot(opts, crs...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}

@@ -122,8 +122,18 @@ func fileKey(obj client.Object) string {
 	return fmt.Sprintf("%s__%s__%s.yaml", kind, obj.GetNamespace(), strings.ReplaceAll(obj.GetName(), ":", "_"))
 }
 
-// installOrder puts objects before the ones that use them; unknown kinds go last.
-var installOrder = map[string]int{"runtimeclass": 0, "configmap": 1, "daemonset": 2}
+// installOrder puts objects before the ones that use them, and the readiness gate's admission policy before the
+// RBAC it restricts; unknown kinds go last.
+var installOrder = map[string]int{
+	"runtimeclass":                     0,
+	"validatingadmissionpolicy":        1,
+	"validatingadmissionpolicybinding": 2,
+	"clusterrole":                      3,
+	"serviceaccount":                   4,
+	"clusterrolebinding":               5,
+	"configmap":                        6,
+	"daemonset":                        7,
+}
 
 func sortDocuments(docs []document) {
 	rank := func(d document) int {

@@ -7,11 +7,23 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
+// ShootOptions are the operator's settings of the extension that apply to every shoot alike.
+type ShootOptions struct {
+	// ReadinessGate sets RuntimeClassValues.ReadinessGate and every pool's InstallationValues.ReadinessGate.
+	ReadinessGate bool
+}
+
 // ContainerRuntimes renders everything the extension puts into a shoot for the given ContainerRuntimes of one
-// shoot: the RuntimeClass once and each pool's installation, in one stable order. The controller splits the same
-// output into one ManagedResource per chart; gvisor-render and the snapshot tests print it whole.
+// shoot with the default ShootOptions (see Shoot).
 func (r *Renderer) ContainerRuntimes(crs ...*extensionsv1alpha1.ContainerRuntime) (*Manifests, error) {
-	out, err := r.RuntimeClass(RuntimeClassValues{})
+	return r.Shoot(ShootOptions{}, crs...)
+}
+
+// Shoot renders everything the extension puts into a shoot for the given ContainerRuntimes of one shoot: the
+// RuntimeClass chart once and each pool's installation, in one stable order. The controller splits the same
+// output into one ManagedResource per chart; gvisor-render and the snapshot tests print it whole.
+func (r *Renderer) Shoot(opts ShootOptions, crs ...*extensionsv1alpha1.ContainerRuntime) (*Manifests, error) {
+	out, err := r.RuntimeClass(RuntimeClassValues{ReadinessGate: opts.ReadinessGate})
 	if err != nil {
 		return nil, fmt.Errorf("rendering the RuntimeClass chart: %w", err)
 	}
@@ -27,6 +39,7 @@ func (r *Renderer) ContainerRuntimes(crs ...*extensionsv1alpha1.ContainerRuntime
 				field.Duplicate(workerPoolNamePath, values.WorkerPool+" (also in ContainerRuntime "+other+")")}})
 		}
 		pools[values.WorkerPool] = cr.Name
+		values.ReadinessGate = opts.ReadinessGate
 		m, err := r.Installation(values)
 		if err != nil {
 			return nil, fmt.Errorf("ContainerRuntime %s/%s: rendering the installation chart: %w", cr.Namespace, cr.Name, err)

@@ -14,6 +14,12 @@ type RuntimeClassValues struct {
 	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
 	// Overhead is the sandbox's per-pod cost; nil means none.
 	Overhead *nodev1.Overhead `json:"-"`
+	// ReadinessGate switches on the scheduling readiness gate (docs/readiness-gate.md): the node selector also
+	// requires nodelabel.Key="true", and the chart adds the installers' ClusterRole and the
+	// ValidatingAdmissionPolicy (+ binding) that confines them to that label on their own node. It is an
+	// operator setting of the extension, the same for every shoot it serves, and must match
+	// InstallationValues.ReadinessGate.
+	ReadinessGate bool `json:"readinessGate,omitempty"`
 }
 
 // InstallationValues are the values of one worker pool's installation chart.
@@ -37,4 +43,8 @@ type InstallationValues struct {
 	// TargetVersion is the shoot's Kubernetes version, used to pick an image vector entry that has a
 	// targetVersion constraint; empty matches entries without one.
 	TargetVersion string `json:"-"`
+	// ReadinessGate gives the pool's installer a service account bound to the RuntimeClass chart's ClusterRole,
+	// mounts its token and passes --label-node and NODE_NAME, so the installer labels its node once runsc works
+	// (docs/readiness-gate.md). Must match RuntimeClassValues.ReadinessGate.
+	ReadinessGate bool `json:"readinessGate,omitempty"`
 }

@@ -1,0 +1,408 @@
+package nodelabel_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+)
+
+const (
+	policyName = "gvisor-node-ready-label"
+	poolLabel  = "worker.gardener.cloud/pool"
+	// Denial messages of the rendered ValidatingAdmissionPolicy (charts/internal/gvisor).
+	denyOtherNode  = "may only label their own node (node-a), not node node-b"
+	denyNoNode     = "this token names none"
+	denyOtherLabel = "may change no node label but " + nodelabel.Key
+	denyValue      = "may only be \"true\" or absent"
+	denyRest       = "not its spec (taints, unschedulable)"
+	denyOperation  = "may only patch Node objects"
+)
+
+// installer is one pool's installation as it runs in a shoot: its service account's pod-bound token, from the
+// pod that the rendered DaemonSet would put on node.
+type installer struct {
+	pool, node string
+	nodes      kubernetes.Interface // as the service account, token bound to the pod on node
+}
+
+// TestReadinessGateOnRealAPIServer applies what pkg/render renders with the readiness gate on (both charts, two
+// pools) to a real kube-apiserver and checks, as each pool's installer service account with a pod-bound token,
+// that the installer can set and remove the readiness label on its own node and nothing else.
+func TestReadinessGateOnRealAPIServer(t *testing.T) {
+	s := startAPIServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	applyRendered(ctx, t, s, "pool-a", "pool-b")
+	for _, n := range []string{"node-a", "node-b"} {
+		createNode(ctx, t, s, n)
+	}
+	a := startInstaller(ctx, t, s, "pool-a", "node-a")
+	b := startInstaller(ctx, t, s, "pool-b", "node-b")
+	waitForPolicy(ctx, t, a)
+
+	t.Run("token carries the node name", func(t *testing.T) {
+		// What the policy relies on: kube-apiserver puts the bound pod's node into the token's user extra
+		// (ServiceAccountTokenPodNodeInfo, on by default since 1.30, GA in 1.32).
+		review, err := a.nodes.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ui := review.Status.UserInfo
+		if want := "system:serviceaccount:kube-system:gvisor-installation-pool-a"; ui.Username != want {
+			t.Errorf("username = %q, want %q", ui.Username, want)
+		}
+		if got := ui.Extra["authentication.kubernetes.io/node-name"]; len(got) != 1 || got[0] != "node-a" {
+			t.Errorf("extra authentication.kubernetes.io/node-name = %v, want [node-a]; extra: %v", got, ui.Extra)
+		}
+	})
+
+	t.Run("set and remove on its own node", func(t *testing.T) {
+		before := getNode(ctx, t, s, "node-a")
+		for i := 0; i < 2; i++ { // twice: idempotent
+			if err := nodelabel.Set(ctx, a.nodes.CoreV1(), "node-a"); err != nil {
+				t.Fatalf("Set #%d: %v", i+1, err)
+			}
+		}
+		after := getNode(ctx, t, s, "node-a")
+		if got := after.Labels[nodelabel.Key]; got != nodelabel.Value {
+			t.Fatalf("label %s = %q after Set, want %q", nodelabel.Key, got, nodelabel.Value)
+		}
+		assertOnlyLabelChanged(t, before, after)
+		for i := 0; i < 2; i++ {
+			if err := nodelabel.Remove(ctx, a.nodes.CoreV1(), "node-a"); err != nil {
+				t.Fatalf("Remove #%d: %v", i+1, err)
+			}
+		}
+		removed := getNode(ctx, t, s, "node-a")
+		if v, ok := removed.Labels[nodelabel.Key]; ok {
+			t.Fatalf("label %s = %q after Remove, want it gone", nodelabel.Key, v)
+		}
+		assertOnlyLabelChanged(t, before, removed)
+	})
+
+	t.Run("other pool on its own node", func(t *testing.T) {
+		if err := nodelabel.Set(ctx, b.nodes.CoreV1(), "node-b"); err != nil {
+			t.Fatal(err)
+		}
+		if err := nodelabel.Remove(ctx, b.nodes.CoreV1(), "node-b"); err != nil {
+			t.Fatal(err)
+		}
+		err := nodelabel.Set(ctx, b.nodes.CoreV1(), "node-a")
+		assertDenied(t, err, "may only label their own node (node-b), not node node-a")
+	})
+
+	t.Run("Set on another node is denied", func(t *testing.T) {
+		err := nodelabel.Set(ctx, a.nodes.CoreV1(), "node-b")
+		assertDenied(t, err, denyOtherNode)
+		if !strings.Contains(err.Error(), "docs/readiness-gate.md") {
+			t.Errorf("error %q does not point to the docs", err)
+		}
+		if _, ok := getNode(ctx, t, s, "node-b").Labels[nodelabel.Key]; ok {
+			t.Error("node-b got the label")
+		}
+	})
+
+	t.Run("Set and Remove of a node that does not exist", func(t *testing.T) {
+		if err := nodelabel.Remove(ctx, a.nodes.CoreV1(), "gone"); err != nil {
+			t.Errorf("Remove: %v, want nil (nothing to remove)", err)
+		}
+		if err := nodelabel.Set(ctx, a.nodes.CoreV1(), "gone"); !apierrors.IsNotFound(err) {
+			t.Errorf("Set: %v, want NotFound", err)
+		}
+	})
+
+	// Raw requests an attacker with the installer's token could send.
+	denied := []struct {
+		name      string
+		node      string
+		patchType types.PatchType
+		patch     string
+		want      string
+	}{
+		{"another label", "node-a", types.MergePatchType, `{"metadata":{"labels":{"example.com/x":"y"}}}`, denyOtherLabel},
+		{"our label and another", "node-a", types.MergePatchType, fmt.Sprintf(`{"metadata":{"labels":{%q:"true","example.com/x":"y"}}}`, nodelabel.Key), denyOtherLabel},
+		{"change a pool label", "node-a", types.MergePatchType, `{"metadata":{"labels":{"` + poolLabel + `":"pool-b"}}}`, denyOtherLabel},
+		{"remove a pool label", "node-a", types.MergePatchType, `{"metadata":{"labels":{"` + poolLabel + `":null}}}`, denyOtherLabel},
+		{"replace all labels by ours", "node-a", types.JSONPatchType, fmt.Sprintf(`[{"op":"replace","path":"/metadata/labels","value":{%q:"true"}}]`, nodelabel.Key), denyOtherLabel},
+		{"our label with another value", "node-a", types.MergePatchType, fmt.Sprintf(`{"metadata":{"labels":{%q:"false"}}}`, nodelabel.Key), denyValue},
+		{"remove the taints", "node-a", types.StrategicMergePatchType, `{"spec":{"taints":null}}`, denyRest},
+		{"add a taint", "node-a", types.JSONPatchType, `[{"op":"add","path":"/spec/taints/-","value":{"key":"x","effect":"NoSchedule"}}]`, denyRest},
+		{"cordon", "node-a", types.MergePatchType, `{"spec":{"unschedulable":true}}`, denyRest},
+		{"our label and cordon", "node-a", types.MergePatchType, fmt.Sprintf(`{"metadata":{"labels":{%q:"true"}},"spec":{"unschedulable":true}}`, nodelabel.Key), denyRest},
+		{"annotation", "node-a", types.MergePatchType, `{"metadata":{"annotations":{"example.com/x":"y"}}}`, denyRest},
+		{"finalizer", "node-a", types.MergePatchType, `{"metadata":{"finalizers":["example.com/x"]}}`, denyRest},
+		{"our label on another node", "node-b", types.MergePatchType, fmt.Sprintf(`{"metadata":{"labels":{%q:"true"}}}`, nodelabel.Key), denyOtherNode},
+		{"another label on another node", "node-b", types.MergePatchType, `{"metadata":{"labels":{"example.com/x":"y"}}}`, denyOtherNode},
+	}
+	for _, tt := range denied {
+		t.Run("denied: "+tt.name, func(t *testing.T) {
+			before := getNode(ctx, t, s, tt.node)
+			_, err := a.nodes.CoreV1().Nodes().Patch(ctx, tt.node, tt.patchType, []byte(tt.patch), metav1.PatchOptions{})
+			assertDenied(t, err, tt.want)
+			assertUnchanged(t, before, getNode(ctx, t, s, tt.node))
+		})
+	}
+
+	t.Run("denied by RBAC: status, delete, create, update", func(t *testing.T) {
+		_, err := a.nodes.CoreV1().Nodes().Patch(ctx, "node-a", types.MergePatchType, []byte(`{"status":{"phase":"Terminated"}}`), metav1.PatchOptions{}, "status")
+		assertForbidden(t, err, `cannot patch resource "nodes/status"`)
+		err = a.nodes.CoreV1().Nodes().Delete(ctx, "node-a", metav1.DeleteOptions{})
+		assertForbidden(t, err, `cannot delete resource "nodes"`)
+		_, err = a.nodes.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-c"}}, metav1.CreateOptions{})
+		assertForbidden(t, err, `cannot create resource "nodes"`)
+		n := getNode(ctx, t, s, "node-a")
+		n.Labels[nodelabel.Key] = nodelabel.Value
+		_, err = a.nodes.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+		assertForbidden(t, err, `cannot update resource "nodes"`)
+	})
+
+	t.Run("denied: token not bound to a pod", func(t *testing.T) {
+		unbound, err := kubernetes.NewForConfig(s.tokenConfig(s.requestToken(ctx, t, "gvisor-installation-pool-a", nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertDenied(t, nodelabel.Set(ctx, unbound.CoreV1(), "node-a"), denyNoNode)
+	})
+
+	t.Run("policy holds even if RBAC grants more", func(t *testing.T) {
+		// Defence in depth: should someone bind the installers to a broader role, the policy still denies.
+		grantMore(ctx, t, s, "gvisor-installation-pool-a")
+		var err error
+		waitFor(ctx, t, "the broader role to take effect", func() bool {
+			err = a.nodes.CoreV1().Nodes().Delete(ctx, "node-a", metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
+			return err != nil && strings.Contains(err.Error(), policyName)
+		})
+		assertDenied(t, err, denyOperation)
+		_, err = a.nodes.CoreV1().Nodes().Patch(ctx, "node-a", types.MergePatchType, []byte(`{"status":{"phase":"Terminated"}}`), metav1.PatchOptions{}, "status")
+		assertDenied(t, err, denyOperation)
+		_, err = a.nodes.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-c"}}, metav1.CreateOptions{})
+		assertDenied(t, err, denyOperation)
+		n := getNode(ctx, t, s, "node-a")
+		n.Labels["example.com/x"] = "y"
+		_, err = a.nodes.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+		assertDenied(t, err, denyOtherLabel)
+		// An update that changes only the readiness label is the same change as Set's patch, and allowed.
+		n = getNode(ctx, t, s, "node-a")
+		n.Labels[nodelabel.Key] = nodelabel.Value
+		if _, err := a.nodes.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
+			t.Errorf("update of only the readiness label: %v", err)
+		}
+	})
+
+	t.Run("others are not restricted", func(t *testing.T) {
+		// The policy matches only the installers: an admin (and kubelet, the machine controller...) label as before.
+		_, err := s.admin.CoreV1().Nodes().Patch(ctx, "node-a", types.MergePatchType, []byte(`{"metadata":{"labels":{"example.com/admin":"yes"}}}`), metav1.PatchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// applyRendered creates every object pkg/render renders with the readiness gate on, as gardener-resource-manager
+// would in a shoot: the RuntimeClass chart once and one installation chart per pool.
+func applyRendered(ctx context.Context, t *testing.T, s *apiServer, pools ...string) {
+	t.Helper()
+	images, err := imagevector.ForVersion("v0.0.0-dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := render.New(images)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := r.RuntimeClass(render.RuntimeClassValues{ReadinessGate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pool := range pools {
+		inst, err := r.Installation(render.InstallationValues{
+			WorkerPool: pool, BinaryPath: "/var/bin/containerruntimes", ReadinessGate: true,
+			NodeSelector: map[string]string{poolLabel: pool},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m = m.Append(inst)
+	}
+	c, err := client.New(s.cfg, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, obj := range m.Objects() {
+		if err := c.Create(ctx, obj); err != nil {
+			t.Fatalf("creating rendered %s %s: %v", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
+		}
+	}
+}
+
+func createNode(ctx context.Context, t *testing.T, s *apiServer, name string) {
+	t.Helper()
+	pool := "pool-" + strings.TrimPrefix(name, "node-")
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
+			poolLabel: pool, "worker.gardener.cloud/cri-name": "containerd", "containerruntime.worker.gardener.cloud/gvisor": "true",
+		}},
+		Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: "example.com/dedicated", Value: "gvisor", Effect: corev1.TaintEffectNoSchedule}}},
+	}
+	if _, err := s.admin.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startInstaller creates the pod the pool's rendered DaemonSet runs on node (as the DaemonSet controller and
+// scheduler would) and returns a client with the pod-bound token kubelet would mount into it.
+func startInstaller(ctx context.Context, t *testing.T, s *apiServer, pool, node string) *installer {
+	t.Helper()
+	ds, err := s.admin.AppsV1().DaemonSets("kube-system").Get(ctx, "gvisor-installation-"+pool, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := podFor(ds, node)
+	pod, err = s.admin.CoreV1().Pods("kube-system").Create(ctx, pod, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating the installation pod from the rendered DaemonSet: %v", err)
+	}
+	if !hasTokenVolume(pod) {
+		t.Errorf("pod %s has no service account token volume: the installer could not authenticate", pod.Name)
+	}
+	c, err := kubernetes.NewForConfig(s.tokenConfig(s.requestToken(ctx, t, pod.Spec.ServiceAccountName, pod)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &installer{pool: pool, node: node, nodes: c}
+}
+
+func podFor(ds *appsv1.DaemonSet, node string) *corev1.Pod {
+	spec := *ds.Spec.Template.Spec.DeepCopy()
+	spec.NodeName = node
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: ds.Name + "-", Namespace: ds.Namespace, Labels: ds.Spec.Template.Labels},
+		Spec:       spec,
+	}
+}
+
+// hasTokenVolume reports whether the ServiceAccount admission plugin gave the pod the projected token volume that
+// kubelet fills.
+func hasTokenVolume(pod *corev1.Pod) bool {
+	for _, v := range pod.Spec.Volumes {
+		if v.Projected == nil {
+			continue
+		}
+		for _, src := range v.Projected.Sources {
+			if src.ServiceAccountToken != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// waitForPolicy waits until kube-apiserver enforces the freshly created policy and RBAC (both are loaded through
+// informers): a dry-run patch of another label must be denied by the policy. Dry run goes through admission but
+// never changes the node.
+func waitForPolicy(ctx context.Context, t *testing.T, in *installer) {
+	t.Helper()
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, last = in.nodes.CoreV1().Nodes().Patch(ctx, in.node, types.MergePatchType, []byte(`{"metadata":{"labels":{"probe":"x"}}}`),
+			metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}})
+		return last != nil && strings.Contains(last.Error(), policyName), nil
+	})
+	if err != nil {
+		t.Fatalf("the ValidatingAdmissionPolicy never took effect; last answer to a dry-run patch: %v", last)
+	}
+}
+
+func waitFor(ctx context.Context, t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		return cond(), nil
+	})
+	if err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
+	}
+}
+
+// grantMore binds service account kube-system/sa to a role that may do anything with nodes.
+func grantMore(ctx context.Context, t *testing.T, s *apiServer, sa string) {
+	t.Helper()
+	role := &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: "too-broad"},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"nodes", "nodes/status"}, Verbs: []string{"*"}}},
+	}
+	if _, err := s.admin.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "too-broad"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: "kube-system"}},
+	}
+	if _, err := s.admin.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func getNode(ctx context.Context, t *testing.T, s *apiServer, name string) *corev1.Node {
+	t.Helper()
+	n, err := s.admin.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// assertDenied expects a Forbidden error from the readiness gate's admission policy with the given message.
+func assertDenied(t *testing.T, err error, want string) {
+	t.Helper()
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "ValidatingAdmissionPolicy '"+policyName+"'") || !strings.Contains(err.Error(), want) {
+		t.Errorf("error = %v, want a denial by ValidatingAdmissionPolicy %s containing %q", err, policyName, want)
+	}
+}
+
+// assertForbidden expects a Forbidden error from RBAC (the request never reaches admission).
+func assertForbidden(t *testing.T, err error, want string) {
+	t.Helper()
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), want) {
+		t.Errorf("error = %v, want Forbidden containing %q", err, want)
+	}
+}
+
+func assertUnchanged(t *testing.T, before, after *corev1.Node) {
+	t.Helper()
+	if before.ResourceVersion != after.ResourceVersion {
+		t.Errorf("node %s changed (resourceVersion %s -> %s): labels %v, annotations %v, spec %+v",
+			after.Name, before.ResourceVersion, after.ResourceVersion, after.Labels, after.Annotations, after.Spec)
+	}
+}
+
+// assertOnlyLabelChanged compares everything the installer could touch except the readiness label.
+func assertOnlyLabelChanged(t *testing.T, before, after *corev1.Node) {
+	t.Helper()
+	b, a := before.DeepCopy(), after.DeepCopy()
+	for _, n := range []*corev1.Node{b, a} {
+		delete(n.Labels, nodelabel.Key)
+		n.ResourceVersion, n.ManagedFields = "", nil
+	}
+	if fmt.Sprint(b.Labels, b.Annotations, b.Spec, b.Finalizers) != fmt.Sprint(a.Labels, a.Annotations, a.Spec, a.Finalizers) {
+		t.Errorf("more than the readiness label changed:\nbefore %v %v %+v\nafter  %v %v %+v", b.Labels, b.Annotations, b.Spec, a.Labels, a.Annotations, a.Spec)
+	}
+}
