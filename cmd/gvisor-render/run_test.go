@@ -55,11 +55,22 @@ func TestTwoPoolsSnapshot(t *testing.T) {
 	}
 }
 
+// TestReadinessGateSnapshot: --readiness-gate renders the gate's objects for both charts.
+func TestReadinessGateSnapshot(t *testing.T) {
+	out := snapshot(t, example, "example-readiness-gate.yaml", "--readiness-gate")
+	for _, s := range []string{"kind: ValidatingAdmissionPolicy\n", "kind: ValidatingAdmissionPolicyBinding", "kind: ClusterRole\n",
+		"kind: ClusterRoleBinding", "kind: ServiceAccount", "- --label-node", "gvisor.runtime.extensions.gardener.cloud/ready: \"true\""} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q", s)
+		}
+	}
+}
+
 // snapshot renders file as a development build and compares the output with testdata/<golden>.
-func snapshot(t *testing.T, file, golden string) string {
+func snapshot(t *testing.T, file, golden string, flags ...string) string {
 	t.Helper()
 	t.Setenv(imagevector.OverrideEnv, "")
-	code, out, stderr := runCmd(t, "v0.1.0-dev", "-f", file)
+	code, out, stderr := runCmd(t, "v0.1.0-dev", append([]string{"-f", file}, flags...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -36,6 +36,8 @@ func TestSchemasAreStrict(t *testing.T) {
 		{"empty image", r.installation, merge(valid(), map[string]any{"image": ""}), "/image"},
 		{"unknown resources key", r.installation, merge(valid(), map[string]any{"resources": map[string]any{"request": map[string]any{}}}), "'request' not allowed"},
 		{"node selector value not a string", r.runtimeClass, map[string]any{"nodeSelector": map[string]any{"a": true}}, "/nodeSelector/a"},
+		{"readinessGate as a string", r.runtimeClass, map[string]any{"readinessGate": "true"}, "/readinessGate"},
+		{"readinessGate as an object", r.installation, merge(valid(), map[string]any{"readinessGate": map[string]any{"enabled": true}}), "/readinessGate"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

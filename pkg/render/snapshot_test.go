@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
 
 const everyFlag = `{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration","configFlags":{` +
@@ -25,6 +26,7 @@ type snapshotCase struct {
 	version   string
 	overwrite string // content of the overwrite file; empty: none
 	crs       func() []*extensionsv1alpha1.ContainerRuntime
+	opts      render.ShootOptions
 }
 
 func snapshotCases() []snapshotCase {
@@ -63,6 +65,9 @@ func snapshotCases() []snapshotCase {
 		{name: "release-version", version: "v9.8.7", crs: one},
 		{name: "dev-dirty-version", version: "v0.2.0-dev-dirty", crs: one},
 		{name: "unstamped-version", version: "v0.0.0-dev", crs: one},
+		{name: "readiness-gate", version: "v0.1.0-dev", opts: render.ShootOptions{ReadinessGate: true}, crs: func() []*extensionsv1alpha1.ContainerRuntime {
+			return []*extensionsv1alpha1.ContainerRuntime{containerRuntime("gvisor-b", ""), containerRuntime("gvisor-a", istio)}
+		}},
 	}
 }
 
@@ -75,7 +80,7 @@ func (c snapshotCase) render(t *testing.T) []byte {
 			t.Fatal(err)
 		}
 	}
-	m, err := newRenderer(t, c.version, overwrite).ContainerRuntimes(c.crs()...)
+	m, err := newRenderer(t, c.version, overwrite).Shoot(c.opts, c.crs()...)
 	if err != nil {
 		t.Fatal(err)
 	}
