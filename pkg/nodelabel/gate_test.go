@@ -85,6 +85,9 @@ func TestReadinessGateOnRealAPIServer(t *testing.T) {
 		if got := after.Labels[nodelabel.Key]; got != nodelabel.Value {
 			t.Fatalf("label %s = %q after Set, want %q", nodelabel.Key, got, nodelabel.Value)
 		}
+		if set, err := nodelabel.IsSet(ctx, a.nodes.CoreV1(), "node-a"); !set || err != nil {
+			t.Errorf("IsSet after Set = %v, %v; want true", set, err)
+		}
 		assertOnlyLabelChanged(t, before, after)
 		for i := 0; i < 2; i++ {
 			if err := nodelabel.Remove(ctx, a.nodes.CoreV1(), "node-a"); err != nil {
@@ -96,6 +99,26 @@ func TestReadinessGateOnRealAPIServer(t *testing.T) {
 			t.Fatalf("label %s = %q after Remove, want it gone", nodelabel.Key, v)
 		}
 		assertOnlyLabelChanged(t, before, removed)
+		if set, err := nodelabel.IsSet(ctx, a.nodes.CoreV1(), "node-a"); set || err != nil {
+			t.Errorf("IsSet after Remove = %v, %v; want false", set, err)
+		}
+	})
+
+	t.Run("node without any labels", func(t *testing.T) {
+		// metadata.labels absent before Set and after Remove: the policy must treat it as an empty map.
+		if _, err := s.admin.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-bare"}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		bare := startInstaller(ctx, t, s, "pool-a", "node-bare")
+		if err := nodelabel.Set(ctx, bare.nodes.CoreV1(), "node-bare"); err != nil {
+			t.Fatal(err)
+		}
+		if err := nodelabel.Remove(ctx, bare.nodes.CoreV1(), "node-bare"); err != nil {
+			t.Fatal(err)
+		}
+		if n := getNode(ctx, t, s, "node-bare"); len(n.Labels) != 0 {
+			t.Errorf("labels after Set and Remove = %v, want none", n.Labels)
+		}
 	})
 
 	t.Run("other pool on its own node", func(t *testing.T) {

@@ -23,10 +23,13 @@ const (
 	FieldManager = "gvisor-installer"
 )
 
-// Backoff is how Set and Remove retry errors that a later attempt can fix (API server unavailable,
-// throttled, timed out): 7 attempts over about 30 seconds. A denial (RBAC, admission policy) or a missing
-// node is returned at once, as is ctx's end.
-var Backoff = wait.Backoff{Duration: 500 * time.Millisecond, Factor: 2, Jitter: 0.1, Steps: 7}
+// backoff is how Set and Remove retry errors that a later attempt can fix (API server unavailable,
+// throttled, timed out, connection refused): 7 attempts over about 30 seconds, so a control plane rolling
+// its kube-apiserver does not fail an installation. A denial (RBAC, admission policy) or a missing node is
+// returned at once, and ctx's end stops the retries.
+func backoff() wait.Backoff {
+	return wait.Backoff{Duration: 500 * time.Millisecond, Factor: 2, Jitter: 0.1, Steps: 7}
+}
 
 // Set labels node nodeName with Key=Value. It is idempotent: setting an existing label succeeds.
 func Set(ctx context.Context, nodes corev1client.NodesGetter, nodeName string) error {
@@ -52,6 +55,18 @@ func Remove(ctx context.Context, nodes corev1client.NodesGetter, nodeName string
 	return nil
 }
 
+// IsSet reports whether node nodeName carries Key=Value (the installer's service account may get nodes for this).
+func IsSet(ctx context.Context, nodes corev1client.NodesGetter, nodeName string) (bool, error) {
+	if nodeName == "" {
+		return false, fmt.Errorf("no node name given: set %s from the downward API (fieldRef spec.nodeName)", NodeNameEnv)
+	}
+	node, err := nodes.Nodes().Get(ctx, nodeName, metav1.GetOptions{})
+	if err != nil {
+		return false, fmt.Errorf("reading node %q: %w", nodeName, explain(err))
+	}
+	return node.Labels[Key] == Value, nil
+}
+
 // patch sends {"metadata":{"labels":{Key: value}}} as a JSON merge patch; a nil value (JSON null) deletes
 // the label. Unlike a strategic merge patch or an update, a merge patch needs no schema knowledge and no
 // resourceVersion, and cannot touch anything else of the Node.
@@ -64,7 +79,7 @@ func patch(ctx context.Context, nodes corev1client.NodesGetter, nodeName string,
 		return fmt.Errorf("encoding the patch: %w", err)
 	}
 	var last error
-	err = wait.ExponentialBackoffWithContext(ctx, Backoff, func(ctx context.Context) (bool, error) {
+	err = wait.ExponentialBackoffWithContext(ctx, backoff(), func(ctx context.Context) (bool, error) {
 		_, last = nodes.Nodes().Patch(ctx, nodeName, types.MergePatchType, body, metav1.PatchOptions{FieldManager: FieldManager})
 		switch {
 		case last == nil:
