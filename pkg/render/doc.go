@@ -6,6 +6,10 @@
 // every rendered object strictly into its k8s.io/api type (an unknown or duplicate field is an error), so a
 // template typo fails a test instead of a cluster. Output is deterministic: the same values give the same bytes.
 //
+// The scheduling readiness gate (docs/readiness-gate.md) is an operator setting, off by default: switch it on
+// for both charts together, with RuntimeClassValues.ReadinessGate and InstallationValues.ReadinessGate or with
+// ShootOptions.ReadinessGate; off, the output is exactly what it was before the gate existed.
+//
 // Errors caused by user input (the ContainerRuntime's worker pool, binaryPath, selector or providerConfig)
 // are *ConfigurationError values. They implement Gardener's error coder interface
 // (github.com/gardener/gardener/pkg/api/core/v1beta1/helper.Coder) with the code ERR_CONFIGURATION_PROBLEM,
