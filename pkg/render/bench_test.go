@@ -75,6 +75,22 @@ func BenchmarkRenderPool(b *testing.B) {
 		}
 	})
 
+	// The readiness gate adds 7 objects to a pool (policy, binding, ClusterRole, ServiceAccount, ClusterRoleBinding
+	// and the RuntimeClass's extra label and the DaemonSet's token): what switching it on costs per render.
+	b.Run("render=ours,readinessGate=on", func(b *testing.B) {
+		gated := values
+		gated.ReadinessGate = true
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := r.RuntimeClass(render.RuntimeClassValues{ReadinessGate: true}); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := r.Installation(gated); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+
 	b.Run("render=gardener-chartrenderer", func(b *testing.B) {
 		cr := chartrenderer.NewWithServerVersion(&version.Info{GitVersion: "v1.35.0", Major: "1", Minor: "35"})
 		b.ReportAllocs()
