@@ -116,22 +116,29 @@ func PlanInstall(o Options) (*Plan, error) {
 		return nil, err
 	}
 
+	var edit cc.Edit
 	if doc.UsesDropIn() {
 		dropIn, err := cc.DropIn(doc.Version)
 		if err != nil {
 			return nil, err
 		}
-		if err := o.addIfDifferent(p, Change{NodePath: cc.DropInPath, Data: dropIn, Perm: 0o644, Detail: "drop-in; config.toml untouched", Containerd: true}); err != nil {
+		detail := "drop-in; config.toml untouched"
+		// Stale runsc tables under a wrong plugin ID (the old extension's) still go from config.toml.
+		if edit, err = doc.RemoveForeignRunsc(); err != nil {
+			return nil, err
+		}
+		if edit.Mode != cc.Unchanged {
+			detail = "drop-in"
+		}
+		if err := o.addIfDifferent(p, Change{NodePath: cc.DropInPath, Data: dropIn, Perm: 0o644, Detail: detail, Containerd: true}); err != nil {
 			return nil, err
 		}
 		log.Info("planned containerd drop-in", "step", "plan-config", "file", cc.DropInPath)
-		return p, nil
-	}
-	edit, err := doc.AddRunsc()
-	if err != nil {
+	} else if edit, err = doc.AddRunsc(); err != nil {
 		return nil, err
 	}
-	log.Info("planned containerd config edit", "step", "plan-config", "file", cc.ConfigPath, "mode", string(edit.Mode), "added_runc", edit.AddedRunc)
+	log.Info("planned containerd config edit", "step", "plan-config", "file", cc.ConfigPath, "mode", string(edit.Mode), "added_runc", edit.AddedRunc,
+		"removed_stale_runsc_under", strings.Join(edit.RemovedForeign, ","))
 	if edit.Mode != cc.Unchanged {
 		perm, err := o.perm(cc.ConfigPath, 0o644)
 		if err != nil {
@@ -139,9 +146,21 @@ func PlanInstall(o Options) (*Plan, error) {
 		}
 		p.Changes = append(p.Changes,
 			Change{NodePath: BackupPath, Data: doc.Raw, Perm: perm, Detail: "backup of config.toml before the edit"},
-			Change{NodePath: cc.ConfigPath, Data: edit.Content, Perm: perm, Detail: string(edit.Mode), Containerd: true, Previous: doc.Raw})
+			Change{NodePath: cc.ConfigPath, Data: edit.Content, Perm: perm, Detail: editDetail(edit), Containerd: true, Previous: doc.Raw})
 	}
 	return p, nil
+}
+
+// editDetail says in the summary how config.toml changed, naming stale runsc tables that were removed.
+func editDetail(e cc.Edit) string {
+	d := string(e.Mode)
+	if e.AddedRunc {
+		d += ", runc listed explicitly"
+	}
+	for _, id := range e.RemovedForeign {
+		d += fmt.Sprintf(", removed runsc under wrong plugin ID %q", id)
+	}
+	return d
 }
 
 func (o *Options) readContainerdConfig() (*cc.Document, error) {

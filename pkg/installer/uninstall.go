@@ -3,6 +3,8 @@ package installer
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -19,25 +21,31 @@ func PlanUninstall(o Options) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{binDir: o.host(o.BinDir)}
-	doc, err := o.readContainerdConfig()
-	if err != nil {
-		return nil, err
-	}
 	if prev, exists, err := hostfs.ReadFileIfExists(o.host(cc.DropInPath)); err != nil {
 		return nil, err
 	} else if exists {
 		p.Changes = append(p.Changes, Change{NodePath: cc.DropInPath, Detail: "drop-in", Containerd: true, Previous: prev})
 	}
-	content, detail, err := o.configWithoutRunsc(doc)
-	if err != nil {
-		return nil, err
-	}
-	perm, err := o.perm(cc.ConfigPath, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if !bytes.Equal(content, doc.Raw) {
-		p.Changes = append(p.Changes, Change{NodePath: cc.ConfigPath, Data: content, Perm: perm, Detail: detail, Containerd: true, Previous: doc.Raw})
+	// A node without config.toml runs containerd on built-in defaults, which have no runsc: there is nothing to
+	// take out of its configuration, and the rest (binaries, runsc.toml) still goes. Install refuses such a node.
+	if _, err := os.Lstat(o.host(cc.ConfigPath)); errors.Is(err, fs.ErrNotExist) {
+		o.Logger.Info("no containerd config on the node; nothing to remove from it", "step", "parse-config", "file", cc.ConfigPath)
+	} else {
+		doc, err := o.readContainerdConfig()
+		if err != nil {
+			return nil, err
+		}
+		content, detail, err := o.configWithoutRunsc(doc)
+		if err != nil {
+			return nil, err
+		}
+		perm, err := o.perm(cc.ConfigPath, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Equal(content, doc.Raw) {
+			p.Changes = append(p.Changes, Change{NodePath: cc.ConfigPath, Data: content, Perm: perm, Detail: detail, Containerd: true, Previous: doc.Raw})
+		}
 	}
 	for _, nodePath := range []string{BackupPath, cc.RunscConfigPath} {
 		if prev, exists, err := hostfs.ReadFileIfExists(o.host(nodePath)); err != nil {
@@ -58,14 +66,15 @@ func PlanUninstall(o Options) (*Plan, error) {
 }
 
 // configWithoutRunsc restores the backup when config.toml is exactly what installing onto the backup produces and
-// the backup has no runsc (byte-for-byte the operator's original, comments included); otherwise it cuts our block
-// or deletes the runsc table (also one we adopted: uninstall means no runsc on this node).
+// the backup has no runsc under any plugin ID (byte-for-byte the operator's original, comments included);
+// otherwise it cuts our block and every runsc table out (also one we adopted or the old extension wrote: uninstall
+// means no runsc on this node).
 func (o *Options) configWithoutRunsc(doc *cc.Document) ([]byte, string, error) {
 	if backup, exists, err := hostfs.ReadFileIfExists(o.host(BackupPath)); err != nil {
 		return nil, "", err
 	} else if exists {
 		if bdoc, err := cc.Parse(BackupPath, backup); err == nil {
-			if e, err := bdoc.AddRunsc(); err == nil && bdoc.Runsc() == nil && bytes.Equal(e.Content, doc.Raw) {
+			if e, err := bdoc.AddRunsc(); err == nil && !bdoc.HasAnyRunsc() && bytes.Equal(e.Content, doc.Raw) {
 				return backup, "restored from backup", nil
 			}
 		}

@@ -19,6 +19,11 @@ const (
 	Appended Mode = "appended"
 	// Rewritten: the file had to be re-encoded as a whole (same settings, comments and layout lost).
 	Rewritten Mode = "rewritten"
+	// Repaired: runsc tables that were wrong (values to change, or under a plugin ID that does not match the
+	// version) were cut out section by section and ours appended; every other byte of the file is as it was.
+	Repaired Mode = "repaired"
+	// Cut: runsc tables were cut out section by section; every other byte of the file is as it was.
+	Cut Mode = "cut"
 )
 
 // Edit is the result of changing a document.
@@ -29,6 +34,8 @@ type Edit struct {
 	// AddedRunc is true when runc had to be listed explicitly (containerd 1.x drops its default runtimes map as
 	// soon as a file lists any runtime).
 	AddedRunc bool
+	// RemovedForeign lists the plugin IDs whose stale runsc tables were removed (see ForeignRunsc).
+	RemovedForeign []string
 }
 
 // Markers delimit the block we append, so uninstall finds exactly our bytes again.
@@ -60,12 +67,42 @@ func runcDefaults() map[string]any {
 }
 
 // AddRunsc returns the document with runsc registered under the right plugin ID. An existing runsc table is
-// adopted: keys we do not set (e.g. pod_annotations) stay, ours are set to the wanted values.
+// adopted: keys we do not set (e.g. pod_annotations) stay, ours are set to the wanted values. runsc tables under a
+// plugin ID that does not match the version (what the old field extension appended) are removed first: they are
+// never in effect, and `plugins.cri` in a version 2 file stops containerd 1.x from starting at all.
 func (d *Document) AddRunsc() (Edit, error) {
+	fix, err := d.RemoveForeignRunsc()
+	if err != nil {
+		return Edit{}, err
+	}
+	base := d
+	if fix.Mode != Unchanged {
+		if base, err = Parse(d.Path, fix.Content); err != nil {
+			return Edit{}, fmt.Errorf("%s without its stale runsc tables: %w", d.Path, err)
+		}
+	}
+	e, err := base.addRunsc()
+	if err != nil || fix.Mode == Unchanged {
+		return e, err
+	}
+	e.RemovedForeign = fix.RemovedForeign
+	if fix.Mode == Rewritten || e.Mode == Rewritten {
+		e.Mode = Rewritten
+	} else {
+		e.Mode = Repaired
+	}
+	return e, nil
+}
+
+// addRunsc registers runsc in a document without runsc tables under foreign plugin IDs.
+func (d *Document) addRunsc() (Edit, error) {
 	expected := deepCopy(d.Tree)
 	rtPath := d.runtimesPath()
 	runtimes := ensureTable(expected, rtPath...)
-	addRunc := d.Version <= 2 && len(runtimes) == 0
+	// containerd 1.x decodes the file's runtimes into a fresh map: without runc listed, a default runtime "runc"
+	// (explicit or implicit) is missing and CRI fails to load. Files the old extension edited can be in exactly
+	// that state (runsc listed, runc not).
+	addRunc := d.Version <= 2 && runtimes["runc"] == nil && (len(runtimes) == 0 || d.defaultRuntime() == "runc")
 	if addRunc {
 		runtimes["runc"] = runcDefaults()
 	}
@@ -79,32 +116,64 @@ func (d *Document) AddRunsc() (Edit, error) {
 		return Edit{Content: d.Raw, Mode: Unchanged}, nil
 	}
 
-	// Append when every table we need is new, or only the options table is missing under an adopted runsc table
-	// whose runtime_type is right: then a header per new table expresses the change exactly.
-	existing := d.Runsc()
-	var block []string
 	runscPath := append(append([]string{}, rtPath...), RuntimeName)
 	optsPath := append(append([]string{}, runscPath...), "options")
-	var targets [][]string
-	switch {
-	case existing == nil:
-		if addRunc {
-			runcPath := append(append([]string{}, rtPath...), "runc")
-			block = append(block, tableText(runcPath, runcDefaults())...)
-			targets = append(targets, runcPath, append(append([]string{}, runcPath...), "options"))
-		}
+	runcPath := append(append([]string{}, rtPath...), "runc")
+	var runcBlock []string
+	var runcTargets [][]string
+	if addRunc {
+		runcBlock = tableText(runcPath, runcDefaults())
+		runcTargets = [][]string{runcPath, append(append([]string{}, runcPath...), "options")}
+	}
+
+	// 1. Append: a header per missing table expresses the change exactly when every table we add is new (or an
+	// adopted runsc table only lacks keys that sit in tables of their own).
+	existing := d.Runsc()
+	block := append([]string{}, runcBlock...)
+	targets := append([][]string{}, runcTargets...)
+	appendable := true
+	if existing == nil {
 		block = append(block, tableText(runscPath, runsc)...)
 		targets = append(targets, runscPath, optsPath)
-	case existing["options"] == nil && existing["runtime_type"] == RuntimeType:
-		block = append(block, tableText(optsPath, opts)...)
-		targets = append(targets, optsPath)
+	} else {
+		switch existing["runtime_type"] {
+		case RuntimeType:
+		case nil:
+			block = append(block, "["+dottedKey(runscPath)+"]", "  runtime_type = "+scalarText(RuntimeType))
+			targets = append(targets, runscPath)
+		default:
+			appendable = false
+		}
+		switch existingOpts := existing["options"]; {
+		case existingOpts == nil:
+			block = append(block, tableText(optsPath, opts)...)
+			targets = append(targets, optsPath)
+		case !reflect.DeepEqual(existingOpts, opts):
+			appendable = false
+		}
 	}
-	if block != nil && appendableTables(d.Raw, targets...) {
-		content := d.appendBlock(block)
+	if appendable && len(block) > 0 && appendableTables(d.Raw, targets...) {
+		content := d.appendBlock(d.Raw, block)
 		if err := d.check(content, expected); err == nil {
 			return Edit{Content: content, Mode: Appended, AddedRunc: addRunc}, nil
 		}
 	}
+
+	// 2. Repair: an adopted runsc table whose values must change is cut out section by section and appended again
+	// with its other keys kept; the operator's other bytes stay.
+	if existing != nil {
+		cut, n := cutSections(d.Raw, func(p []string) bool { return hasPrefix(p, runscPath) })
+		targets := append(append([][]string{}, runcTargets...), runscPath, optsPath)
+		if n > 0 && appendableTables(cut, targets...) {
+			cut = trimTrailingBlankLines(cut, d.CRLF)
+			content := d.appendBlock(cut, append(append([]string{}, runcBlock...), tableText(runscPath, runsc)...))
+			if err := d.check(content, expected); err == nil {
+				return Edit{Content: content, Mode: Repaired, AddedRunc: addRunc}, nil
+			}
+		}
+	}
+
+	// 3. Rewrite the whole file.
 	content, err := d.rewrite(expected)
 	if err != nil {
 		return Edit{}, err
@@ -112,52 +181,73 @@ func (d *Document) AddRunsc() (Edit, error) {
 	return Edit{Content: content, Mode: Rewritten, AddedRunc: addRunc}, nil
 }
 
-// RemoveRunsc returns the document without runsc: our appended block is cut out byte for byte (with the runc it
-// added, if any); a runsc table outside it is deleted by rewriting the file.
-func (d *Document) RemoveRunsc() (Edit, error) {
-	content := d.Raw
-	tree := d.Tree
-	mode := Unchanged
-	if start, end, ok := findBlock(content); ok {
-		cut := append(append([]byte{}, content[:start]...), content[end:]...)
-		withRunc := bytes.Contains(content[start:end], []byte("["+dottedKey(append(d.runtimesPath(), "runc"))+"]"))
-		if got, ok := d.onlyBlockRemoved(cut, withRunc); ok {
-			content, tree, mode = cut, got, Appended
-		}
+// defaultRuntime is the CRI default runtime name of the file, containerd's default "runc" when unset.
+func (d *Document) defaultRuntime() string {
+	c, _ := d.lookupTable("plugins", d.PluginID, "containerd")
+	if name, ok := c["default_runtime_name"].(string); ok && name != "" {
+		return name
 	}
-	if rt, _ := lookupTable(d.Path, tree, d.runtimesPath()...); rt != nil && rt[RuntimeName] != nil {
-		expected := deepCopy(tree)
-		delete(ensureTable(expected, d.runtimesPath()...), RuntimeName)
-		out, err := d.rewrite(expected)
-		if err != nil {
-			return Edit{}, err
-		}
-		return Edit{Content: out, Mode: Rewritten}, nil
-	}
-	return Edit{Content: content, Mode: mode}, nil
+	return "runc"
 }
 
-// onlyBlockRemoved decodes cut and reports whether it is the document minus exactly the tables our block held:
-// adding them back must give the original tree.
-func (d *Document) onlyBlockRemoved(cut []byte, withRunc bool) (map[string]any, bool) {
-	got := map[string]any{}
-	if err := toml.Unmarshal(cut, &got); err != nil {
-		return nil, false
+// RemoveRunsc returns the document without runsc under any CRI plugin ID: our appended block is cut out byte for
+// byte (with the runc it added, if any), other runsc tables (adopted ones, the old extension's, stale ones under a
+// wrong plugin ID) are cut out section by section; the file is rewritten only when that cannot express it.
+func (d *Document) RemoveRunsc() (Edit, error) {
+	expected := deepCopy(d.Tree)
+	content := d.Raw
+	if start, end, ok := findBlock(content); ok {
+		if bytes.Contains(content[start:end], []byte("["+dottedKey(append(d.runtimesPath(), "runc"))+"]")) {
+			if rt, _ := lookupTable(d.Path, expected, d.runtimesPath()...); rt != nil {
+				delete(rt, "runc")
+			}
+		}
+		content = append(append([]byte{}, content[:start]...), content[end:]...)
 	}
-	if rt, err := lookupTable(d.Path, got, d.runtimesPath()...); err != nil || (rt != nil && rt[RuntimeName] != nil) {
-		return nil, false
+	for _, id := range criRuntimePluginIDs {
+		removeRunscAt(expected, id)
 	}
-	restored := deepCopy(got)
-	rt := ensureTable(restored, d.runtimesPath()...)
-	orig, _ := d.lookupTable(d.runtimesPath()...)
-	if orig == nil {
-		return nil, false
+	pruneEmpty(expected, d.runtimesPath())
+	if bytes.Equal(content, d.Raw) && reflect.DeepEqual(expected, d.Tree) {
+		return Edit{Content: d.Raw, Mode: Unchanged}, nil
 	}
-	rt[RuntimeName] = deepCopyValue(orig[RuntimeName])
-	if withRunc {
-		rt["runc"] = deepCopyValue(orig["runc"])
+	return d.cutRunsc(content, expected, criRuntimePluginIDs)
+}
+
+// RemoveForeignRunsc returns the document without runsc tables under plugin IDs that do not match its version.
+func (d *Document) RemoveForeignRunsc() (Edit, error) {
+	foreign := d.ForeignRunsc()
+	if len(foreign) == 0 {
+		return Edit{Content: d.Raw, Mode: Unchanged}, nil
 	}
-	return got, reflect.DeepEqual(restored, d.Tree)
+	expected := deepCopy(d.Tree)
+	for _, id := range foreign {
+		removeRunscAt(expected, id)
+	}
+	e, err := d.cutRunsc(d.Raw, expected, foreign)
+	e.RemovedForeign = foreign
+	return e, err
+}
+
+// cutRunsc cuts the runsc sections of the given plugin IDs out of content and returns it when it decodes to
+// expected; otherwise it rewrites the file as expected.
+func (d *Document) cutRunsc(content []byte, expected map[string]any, ids []string) (Edit, error) {
+	cut, _ := cutSections(content, func(p []string) bool {
+		for _, id := range ids {
+			if hasPrefix(p, runscPathFor(id)) {
+				return true
+			}
+		}
+		return false
+	})
+	if sameSettings(cut, expected) {
+		return Edit{Content: cut, Mode: Cut}, nil
+	}
+	out, err := d.rewrite(expected)
+	if err != nil {
+		return Edit{}, err
+	}
+	return Edit{Content: out, Mode: Rewritten}, nil
 }
 
 // DropIn returns the content of our conf.d drop-in for a main file of the given version (3 or later).
@@ -234,14 +324,15 @@ func isPlainASCII(s string) bool {
 	return true
 }
 
-func (d *Document) appendBlock(lines []string) []byte {
+// appendBlock returns base with our marked block of lines appended, in the file's line-ending style.
+func (d *Document) appendBlock(base []byte, lines []string) []byte {
 	eol := "\n"
 	if d.CRLF {
 		eol = "\r\n"
 	}
 	var b bytes.Buffer
-	b.Write(d.Raw)
-	if len(d.Raw) > 0 && !bytes.HasSuffix(d.Raw, []byte("\n")) {
+	b.Write(base)
+	if len(base) > 0 && !bytes.HasSuffix(base, []byte("\n")) {
 		b.WriteString(eol)
 	}
 	b.WriteString(eol + blockBegin + eol)
@@ -250,6 +341,19 @@ func (d *Document) appendBlock(lines []string) []byte {
 	}
 	b.WriteString(blockEnd + eol)
 	return b.Bytes()
+}
+
+// trimTrailingBlankLines leaves data ending in exactly one line break, so a block appended after a cut does not
+// pile up blank lines.
+func trimTrailingBlankLines(data []byte, crlf bool) []byte {
+	trimmed := bytes.TrimRight(data, "\r\n")
+	if len(trimmed) == len(data) || len(trimmed) == 0 {
+		return data
+	}
+	if crlf {
+		return append(trimmed, '\r', '\n')
+	}
+	return append(trimmed, '\n')
 }
 
 // findBlock locates our block including the blank line appendBlock put before it.

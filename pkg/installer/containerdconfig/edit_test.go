@@ -29,7 +29,7 @@ var editCases = map[string]struct {
 	"gardener-v3.toml":             {version: 3, mode: Appended, dropIn: true},
 	"v1.toml":                      {version: 1, mode: Appended, addedRunc: true},
 	"runsc-partial-v2.toml":        {version: 2, mode: Appended},
-	"runsc-other-config-v2.toml":   {version: 2, mode: Rewritten},
+	"runsc-other-config-v2.toml":   {version: 2, mode: Repaired},
 	"runsc-complete-v3.toml":       {version: 3, mode: Unchanged},
 	"nvidia-default-v2.toml":       {version: 2, mode: Appended},
 	"registry-v4.toml":             {version: 4, mode: Appended},

@@ -13,10 +13,11 @@ import (
 )
 
 // FuzzAddRunsc: any input is either refused cleanly (a refusal error, no panic) or yields TOML that parses, has
-// runsc exactly once under the right plugin ID, is stable under a second run, and loses nothing that was there.
+// runsc exactly once under the right plugin ID and under no other, is stable under a second run, and loses nothing
+// that was there; RemoveRunsc then leaves no runsc under any plugin ID.
 // The seed corpus is every testdata config; `go test` runs the seeds, `go test -fuzz FuzzAddRunsc` explores.
 func FuzzAddRunsc(f *testing.F) {
-	for _, dir := range []string{"testdata/configs", "testdata/refused"} {
+	for _, dir := range []string{"testdata/configs", "testdata/oldextension", "testdata/refused"} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.toml"))
 		for _, file := range files {
 			data, err := os.ReadFile(file)
@@ -58,6 +59,9 @@ func FuzzAddRunsc(f *testing.F) {
 		if err != nil {
 			t.Fatalf("edited file refused: %v", err)
 		}
+		if f := doc2.ForeignRunsc(); len(f) > 0 {
+			t.Fatalf("runsc left under wrong plugin IDs %v:\n%q", f, edit.Content)
+		}
 		again, err := doc2.AddRunsc()
 		if err != nil || again.Mode != Unchanged {
 			t.Fatalf("second run not unchanged: %v %v", again.Mode, err)
@@ -66,7 +70,7 @@ func FuzzAddRunsc(f *testing.F) {
 		if err != nil {
 			t.Fatalf("RemoveRunsc: %v", err)
 		}
-		if doc3, err := Parse(ConfigPath, removed.Content); err != nil || doc3.Runsc() != nil {
+		if doc3, err := Parse(ConfigPath, removed.Content); err != nil || doc3.HasAnyRunsc() {
 			t.Fatalf("after RemoveRunsc: %v\n%q", err, removed.Content)
 		}
 	})
