@@ -20,6 +20,7 @@ func TestRBAC(t *testing.T) {
 		{APIGroups: []string{"extensions.gardener.cloud"}, Resources: []string{"containerruntimes"}, Verbs: []string{"get", "list", "watch", "update", "patch"}},
 		{APIGroups: []string{"extensions.gardener.cloud"}, Resources: []string{"containerruntimes/status"}, Verbs: []string{"get", "update", "patch"}},
 		{APIGroups: []string{"extensions.gardener.cloud"}, Resources: []string{"clusters"}, Verbs: []string{"get", "list", "watch"}},
+		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{"resources.gardener.cloud"}, Resources: []string{"managedresources"}, Verbs: rw},
 		{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "create", "update", "patch", "delete"}},
 		{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},

@@ -1,0 +1,284 @@
+package charts_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
+	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
+	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
+	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/cmd/gardener-extension-runtime-gvisor/app"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
+)
+
+const serviceAccount = "gardener-extension-runtime-gvisor"
+
+// TestInstallAndRunWithChartRBAC proves that the chart's RBAC is enough and no more: it `helm install`s the
+// chart into a real kube-apiserver, then runs the controller (in-process, through the binary's entry point)
+// with exactly the installed Deployment's args and a token of the chart's ServiceAccount, so every request
+// is authorized by the chart's ClusterRole and Role only. The controller must become ready (its informers
+// list/watch what they need), renew its Leases, and reconcile and delete a ContainerRuntime; and the
+// ServiceAccount must be denied what the controller does not need.
+func TestInstallAndRunWithChartRBAC(t *testing.T) {
+	assets := realcomponents.KubebuilderAssets(t)
+	realcomponents.Helm(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+
+	cp, err := envtest.Start(ctx, envtest.Options{AssetsDir: assets, Audit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			// What the ServiceAccount wrote, and which writes were refused: the first thing to look at.
+			events, err := cp.AuditEvents()
+			for _, e := range events {
+				if e.User.Username == "system:serviceaccount:"+releaseNS+":"+serviceAccount {
+					t.Log("audit:", e)
+				}
+			}
+			if err != nil {
+				t.Log(err)
+			}
+		}
+		if err := cp.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	if _, stderr, err := helm(t, "install", releaseName, extensionChart, "--namespace", releaseNS, "--create-namespace",
+		"--kubeconfig", cp.KubeconfigPath, "-f", "testdata/gardener-injected-values.yaml",
+		"--set", "imageVectorOverwrite=images: []"); err != nil {
+		t.Fatalf("helm install: %v\n%s", err, stderr)
+	}
+
+	admin, err := kubernetes.NewForConfig(cp.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deployment, err := admin.AppsV1().Deployments(releaseNS).Get(ctx, "gardener-extension-runtime-gvisor", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("installed Deployment: %v", err)
+	}
+	kubeconfig := serviceAccountKubeconfig(ctx, t, cp, admin)
+
+	// The installed args, plus what only differs outside a pod: the API server connection and free local
+	// ports (later flags win).
+	healthPort, metricsPort := freePort(t), freePort(t)
+	args := append(append([]string{}, deployment.Spec.Template.Spec.Containers[0].Args...),
+		"--kubeconfig="+kubeconfig,
+		"--health-bind-address=127.0.0.1:"+strconv.Itoa(healthPort),
+		"--metrics-bind-address=127.0.0.1:"+strconv.Itoa(metricsPort))
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- app.Run(runCtx, args, io.Discard) }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("controller: %v", err)
+		}
+	})
+	eventually(t, done, "controller /readyz", func() error {
+		return httpOK(fmt.Sprintf("http://127.0.0.1:%d/readyz", healthPort))
+	})
+	if err := httpOK(fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)); err != nil {
+		t.Errorf("metrics: %v", err)
+	}
+
+	c := adminClient(t, cp)
+	for _, name := range []string{"gardener-extension-heartbeat", "gardener-extension-runtime-gvisor-leader-election"} {
+		eventually(t, done, "Lease "+name, func() error {
+			return c.Get(ctx, client.ObjectKey{Namespace: releaseNS, Name: name}, &coordinationv1.Lease{})
+		})
+	}
+
+	// A ContainerRuntime as gardenlet creates it, reconciled into ManagedResources and deleted again.
+	ns := "shoot--rbac--test"
+	must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	must(t, c.Create(ctx, clusterResource(t, ns)))
+	cr := &extensionsv1alpha1.ContainerRuntime{
+		ObjectMeta: metav1.ObjectMeta{Name: "gvisor-pool", Namespace: ns,
+			Annotations: map[string]string{v1beta1constants.GardenerOperation: v1beta1constants.GardenerOperationReconcile}},
+		Spec: extensionsv1alpha1.ContainerRuntimeSpec{
+			DefaultSpec: extensionsv1alpha1.DefaultSpec{Type: "gvisor"},
+			BinaryPath:  "/var/bin/containerruntimes",
+			WorkerPool: extensionsv1alpha1.ContainerRuntimeWorkerPool{Name: "pool",
+				Selector: metav1.LabelSelector{MatchLabels: map[string]string{"worker.gardener.cloud/pool": "pool"}}},
+		},
+	}
+	must(t, c.Create(ctx, cr))
+	eventually(t, done, "ContainerRuntime reconciled", func() error {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(cr), cr); err != nil {
+			return err
+		}
+		// The first reconciliation of a new object is reported as Create.
+		if op := cr.Status.LastOperation; op == nil || op.Type != "Create" || op.State != "Succeeded" {
+			return fmt.Errorf("lastOperation %+v, lastError %+v", op, cr.Status.LastError)
+		}
+		return nil
+	})
+	mrs := &resourcesv1alpha1.ManagedResourceList{}
+	must(t, c.List(ctx, mrs, client.InNamespace(ns)))
+	if len(mrs.Items) != 2 {
+		t.Errorf("want the RuntimeClass and the pool's ManagedResource, got %d", len(mrs.Items))
+	}
+	must(t, c.Delete(ctx, cr))
+	eventually(t, done, "ContainerRuntime deleted", func() error {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(cr), cr); err == nil {
+			return fmt.Errorf("still there: lastOperation %+v, lastError %+v", cr.Status.LastOperation, cr.Status.LastError)
+		}
+		return nil
+	})
+
+	// Least privilege: what the controller never does must be denied.
+	for _, attr := range []authorizationv1.ResourceAttributes{
+		{Verb: "list", Resource: "secrets"},
+		{Verb: "watch", Resource: "secrets", Namespace: ns},
+		{Verb: "get", Resource: "configmaps", Namespace: releaseNS},
+		{Verb: "create", Resource: "pods", Namespace: ns},
+		{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: releaseNS, Name: "someone-else"},
+		{Verb: "create", Group: "coordination.k8s.io", Resource: "leases", Namespace: ns},
+		{Verb: "delete", Group: "extensions.gardener.cloud", Resource: "containerruntimes", Namespace: ns},
+		{Verb: "update", Group: "extensions.gardener.cloud", Resource: "clusters"},
+		{Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "clusterroles"},
+	} {
+		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User:               "system:serviceaccount:" + releaseNS + ":" + serviceAccount,
+			Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:" + releaseNS, "system:authenticated"},
+			ResourceAttributes: &attr,
+		}}
+		res, err := admin.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status.Allowed {
+			t.Errorf("the ServiceAccount may %s %s/%s in %q (name %q): the chart grants more than needed", attr.Verb, attr.Group, attr.Resource, attr.Namespace, attr.Name)
+		}
+	}
+
+	if _, stderr, err := helm(t, "uninstall", releaseName, "--namespace", releaseNS, "--kubeconfig", cp.KubeconfigPath); err != nil {
+		t.Errorf("helm uninstall: %v\n%s", err, stderr)
+	}
+}
+
+// serviceAccountKubeconfig writes a kubeconfig that authenticates as the chart's ServiceAccount with a
+// token from the TokenRequest API, as the kubelet would mount it into the pod.
+func serviceAccountKubeconfig(ctx context.Context, t *testing.T, cp *envtest.ControlPlane, admin kubernetes.Interface) string {
+	t.Helper()
+	expiry := int64(3600)
+	tr, err := admin.CoreV1().ServiceAccounts(releaseNS).CreateToken(ctx, serviceAccount,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &expiry}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("token for ServiceAccount %s: %v", serviceAccount, err)
+	}
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["envtest"] = &clientcmdapi.Cluster{Server: cp.Config.Host, CertificateAuthorityData: cp.Config.CAData}
+	cfg.AuthInfos["sa"] = &clientcmdapi.AuthInfo{Token: tr.Status.Token}
+	cfg.Contexts["sa"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "sa"}
+	cfg.CurrentContext = "sa"
+	path := filepath.Join(t.TempDir(), "kubeconfig-serviceaccount")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func adminClient(t *testing.T, cp *envtest.ControlPlane) client.Client {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	must(t, extensionscontroller.AddToScheme(scheme))
+	c, err := client.New(cp.Config, client.Options{Scheme: scheme})
+	must(t, err)
+	return c
+}
+
+// clusterResource is the Cluster gardenlet writes for a shoot; the extension library reads the shoot from it.
+func clusterResource(t *testing.T, ns string) *extensionsv1alpha1.Cluster {
+	raw := func(v any) runtime.RawExtension {
+		b, err := json.Marshal(v)
+		must(t, err)
+		return runtime.RawExtension{Raw: b}
+	}
+	seed := raw(map[string]any{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Seed", "metadata": map[string]any{"name": "local"}})
+	return &extensionsv1alpha1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Name: ns},
+		Spec: extensionsv1alpha1.ClusterSpec{
+			CloudProfile: raw(map[string]any{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "CloudProfile", "metadata": map[string]any{"name": "local"}}),
+			Seed:         &seed,
+			Shoot: raw(map[string]any{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot",
+				"metadata": map[string]any{"name": "test", "namespace": "garden-rbac"},
+				"spec":     map[string]any{"kubernetes": map[string]any{"version": "1.35.8"}}}),
+		},
+	}
+}
+
+// eventually polls check every 200ms for up to a minute; it stops early if the controller exits.
+func eventually(t *testing.T, controllerDone chan error, what string, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		select {
+		case cerr := <-controllerDone:
+			controllerDone <- cerr // for the cleanup
+			t.Fatalf("%s: controller exited: %v (last check: %v)", what, cerr, err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %v", what, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func httpOK(url string) error {
+	resp, err := http.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %d %s", url, resp.StatusCode, body)
+	}
+	return nil
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
