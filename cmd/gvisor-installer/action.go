@@ -27,7 +27,7 @@ func runAction(ctx context.Context, cmd string, args []string, stdout, stderr io
 		return 2
 	}
 	if f.idle && f.readyFile == "" {
-		fmt.Fprintln(stderr, "install: --idle needs --ready-file (the readiness probe checks it)")
+		fmt.Fprintf(stderr, "%s: --idle needs --ready-file (the readiness probe checks it)\n", cmd)
 		return 2
 	}
 	o, err := f.options(stderr)

@@ -37,9 +37,9 @@ func newFlagSet(cmd string, stderr io.Writer) (*flag.FlagSet, *flags) {
 		fs.StringVar(&f.runscConfig, "runsc-config", "", "runsc.toml to install as /etc/containerd/runsc.toml ([runsc_config] flags); empty installs no flags")
 		fs.StringVar(&f.nodeArch, "node-arch", runtime.GOARCH, "architecture the release's binaries must be built for (the node's)")
 	}
-	if cmd == "install" {
-		fs.BoolVar(&f.idle, "idle", false, "after a successful install, write --ready-file and wait for SIGTERM/SIGINT (DaemonSet mode)")
-		fs.StringVar(&f.readyFile, "ready-file", "", "marker file written after a successful install; `gvisor-installer ready` checks it")
+	if cmd == "install" || cmd == "uninstall" {
+		fs.BoolVar(&f.idle, "idle", false, "after a successful "+cmd+", write --ready-file and wait for SIGTERM/SIGINT (DaemonSet mode: pod Ready = node done)")
+		fs.StringVar(&f.readyFile, "ready-file", "", "marker file written after a successful "+cmd+"; `gvisor-installer ready` checks it")
 	}
 	return fs, f
 }

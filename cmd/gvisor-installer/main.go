@@ -2,9 +2,12 @@
 // installation DaemonSet (see package pkg/installer for what it guarantees).
 //
 //	gvisor-installer install   --host-root DIR --source DIR [--bin-dir PATH] [--runsc-config FILE] [--restart=systemd|none] [--idle --ready-file FILE]
-//	gvisor-installer uninstall --host-root DIR [--bin-dir PATH] [--restart=systemd|none]
+//	gvisor-installer uninstall --host-root DIR [--bin-dir PATH] [--restart=systemd|none] [--idle --ready-file FILE]
 //	gvisor-installer plan      (the flags of install: print what would change, change nothing)
 //	gvisor-installer ready     --ready-file FILE (readiness probe: exit 0 iff FILE exists)
+//
+// With --idle (DaemonSet mode) install and uninstall write --ready-file after succeeding and then wait for
+// SIGTERM/SIGINT, so the pod is Ready exactly when this node is done; a failure exits (the kubelet retries).
 //
 // Exit codes: 0 success, 1 failure while acting (containerd config rolled back if it was the cause),
 // 2 refusal or usage error (nothing on the host changed).

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -91,10 +92,22 @@ func TestInstallPlanReady(t *testing.T) {
 func TestIdleBlocksUntilSignalAndIsReady(t *testing.T) {
 	_, flags := node(t)
 	ready := filepath.Join(t.TempDir(), "run", "ready")
+	if code := runIdle(t, ready, append([]string{"install", "--idle", "--ready-file=" + ready}, flags...)...); code != 0 {
+		t.Errorf("idle exit code %d, want 0", code)
+	}
+}
+
+// runIdle runs an --idle command until its ready file exists (what the readiness probe checks), then cancels it
+// as SIGTERM does through signal.NotifyContext, and returns its exit code.
+func runIdle(t *testing.T, ready string, args ...string) int {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	done := make(chan int, 1)
+	var stdout string
 	go func() {
-		code, _, _ := runCmd(ctx, append([]string{"install", "--idle", "--ready-file=" + ready}, flags...)...)
+		code, out, _ := runCmd(ctx, args...)
+		stdout = out
 		done <- code
 	}()
 	deadline := time.Now().Add(20 * time.Second)
@@ -104,7 +117,7 @@ func TestIdleBlocksUntilSignalAndIsReady(t *testing.T) {
 		}
 		select {
 		case code := <-done:
-			t.Fatalf("install --idle returned %d before SIGTERM", code)
+			t.Fatalf("%s --idle returned %d before SIGTERM: %s", args[0], code, stdout)
 		default:
 		}
 		if time.Now().After(deadline) {
@@ -112,14 +125,72 @@ func TestIdleBlocksUntilSignalAndIsReady(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	cancel() // what SIGTERM does through signal.NotifyContext
+	cancel()
 	select {
 	case code := <-done:
-		if code != 0 {
-			t.Errorf("idle exit code %d, want 0", code)
-		}
+		return code
 	case <-time.After(5 * time.Second):
-		t.Fatal("--idle did not return after the signal")
+		t.Fatalf("%s --idle did not return after the signal", args[0])
+	}
+	return -1
+}
+
+// TestUninstallIdle is the node side of removing gVisor from a pool: the controller's uninstall DaemonSet runs
+// `uninstall --idle --ready-file=...`; the pod turns Ready once this node is clean, whether it was installed, never
+// installed, or is already clean, and stays Ready until SIGTERM.
+func TestUninstallIdle(t *testing.T) {
+	root, flags := node(t)
+	// The DaemonSet mounts the bin dir with type DirectoryOrCreate; it is Gardener's shared binaryPath and stays.
+	if err := os.MkdirAll(filepath.Join(root, "var/bin/containerruntimes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cleanNode := installertest.HashTree(t, root)
+	uninstallFlags := []string{"--host-root=" + root, "--restart=none"}
+	ready := filepath.Join(t.TempDir(), "run", "gvisor-installer", "ready")
+
+	// Never installed: done at once, nothing touched.
+	if code := runIdle(t, ready, append([]string{"uninstall", "--idle", "--ready-file=" + ready}, uninstallFlags...)...); code != 0 {
+		t.Fatalf("uninstall on a clean node: exit %d", code)
+	}
+	if !reflect.DeepEqual(cleanNode, installertest.HashTree(t, root)) {
+		t.Errorf("uninstall changed a node that never had gVisor")
+	}
+
+	if code, _, errOut := runCmd(context.Background(), append([]string{"install"}, flags...)...); code != 0 {
+		t.Fatalf("install: %s", errOut)
+	}
+	if code := runIdle(t, ready, append([]string{"uninstall", "--idle", "--ready-file=" + ready}, uninstallFlags...)...); code != 0 {
+		t.Fatalf("uninstall: exit %d", code)
+	}
+	if got := installertest.HashTree(t, root); !reflect.DeepEqual(cleanNode, got) {
+		t.Errorf("uninstall did not give back the node as it was:\nbefore %v\nafter  %v", cleanNode, got)
+	}
+
+	// A failed uninstall is not ready: the ready file of an earlier run is gone and the exit code says why.
+	if err := os.WriteFile(filepath.Join(root, "etc/containerd/config.toml"), []byte("[plugins\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCmd(context.Background(), append([]string{"uninstall", "--idle", "--ready-file=" + ready}, uninstallFlags...)...)
+	if code != 2 || !strings.Contains(errOut, "not valid TOML") {
+		t.Errorf("uninstall on a broken config: exit %d, want 2 with the refusal:\n%s", code, errOut)
+	}
+	if code, _, _ := runCmd(context.Background(), "ready", "--ready-file="+ready); code == 0 {
+		t.Errorf("ready after a failed uninstall")
+	}
+}
+
+// TestUninstallContractFlags: the exact command line the controller's uninstall DaemonSet runs parses.
+func TestUninstallContractFlags(t *testing.T) {
+	fs, f := newFlagSet("uninstall", io.Discard)
+	args := []string{"--host-root=/host", "--bin-dir=/var/bin/containerruntimes", "--restart=systemd", "--idle", "--ready-file=/run/gvisor-installer/ready"}
+	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
+		t.Fatalf("%v: %v", args, err)
+	}
+	if !f.idle || f.readyFile != "/run/gvisor-installer/ready" || f.restart != "systemd" || f.binDir != "/var/bin/containerruntimes" || f.hostRoot != "/host" {
+		t.Errorf("parsed %+v", f)
+	}
+	if fs.Lookup("source") != nil || fs.Lookup("runsc-config") != nil {
+		t.Errorf("uninstall takes no release or runsc config: the uninstall DaemonSet needs no ConfigMap")
 	}
 }
 
