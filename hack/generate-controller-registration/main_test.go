@@ -160,3 +160,19 @@ func TestRunLeavesNoPartialFileOnError(t *testing.T) {
 		t.Fatalf("output written despite the error: %v", err)
 	}
 }
+
+// TestLibrarySchemaRejectsMisplacedOverwrite checks the schema with the helm library gardenlet renders
+// with (helm.sh/helm/v3 from go.mod), not only with the helm CLI (charts/charts_test.go).
+func TestLibrarySchemaRejectsMisplacedOverwrite(t *testing.T) {
+	_, archive, err := packageChart(chartDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = verifyRenders(archive, map[string]any{"image": map[string]any{"imageVectorOverwrite": "images: []"}})
+	if err == nil || !strings.Contains(err.Error(), "TOP-LEVEL value imageVectorOverwrite") {
+		t.Fatalf("want the schema's hint, got %v", err)
+	}
+	if err := verifyRenders(archive, map[string]any{"imageVectorOverwrite": "images: []"}); err != nil {
+		t.Fatalf("top-level imageVectorOverwrite rejected: %v", err)
+	}
+}
