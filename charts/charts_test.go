@@ -53,6 +53,9 @@ func TestTemplateDefaults(t *testing.T) {
 		"--log-level=info",
 		"--log-format=json",
 	}
+	if diff := cmp.Diff([]string{"/gardener-extension-runtime-gvisor"}, c.Command); diff != "" {
+		t.Errorf("command (-want +got):\n%s", diff)
+	}
 	if diff := cmp.Diff(wantArgs, c.Args); diff != "" {
 		t.Errorf("args (-want +got):\n%s", diff)
 	}
