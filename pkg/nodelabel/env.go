@@ -6,7 +6,10 @@ import (
 	"net"
 	"os"
 
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/rest"
 )
 
@@ -27,11 +30,11 @@ func NodeNameFromEnv() (string, error) {
 	return name, nil
 }
 
-// InClusterClient returns a client for Nodes that authenticates with the pod's service account token
-// (mounted by kubelet at /var/run/secrets/kubernetes.io/serviceaccount, refreshed by client-go as kubelet
-// rotates it). The token must be pod-bound (the default for mounted tokens), since the admission policy
+// InClusterClient returns a REST client for the core API group that authenticates with the pod's service
+// account token (mounted by kubelet at /var/run/secrets/kubernetes.io/serviceaccount; client-go re-reads it as
+// kubelet rotates it). The token must be pod-bound (the default for mounted tokens), since the admission policy
 // checks the node name it carries.
-func InClusterClient() (corev1client.NodesGetter, error) {
+func InClusterClient() (rest.Interface, error) {
 	cfg, err := rest.InClusterConfig()
 	if errors.Is(err, rest.ErrNotInCluster) {
 		return nil, fmt.Errorf("no in-cluster API server: %w (the readiness gate needs the pod's service account token: "+
@@ -43,16 +46,31 @@ func InClusterClient() (corev1client.NodesGetter, error) {
 	return NewClient(cfg)
 }
 
-// NewClient returns a client for Nodes with cfg (tests pass a token-only config of the service account).
-func NewClient(cfg *rest.Config) (corev1client.NodesGetter, error) {
+// NewClient returns a REST client for the core API group (/api, v1) with cfg's host and credentials. It is a
+// plain REST client rather than client-go's typed clientset on purpose: the installer is a static binary in an
+// image every node pulls, and k8s.io/api's types would more than double its size for two requests.
+func NewClient(cfg *rest.Config) (rest.Interface, error) {
 	cfg = rest.CopyConfig(cfg)
 	cfg.UserAgent = UserAgent
-	c, err := corev1client.NewForConfig(cfg)
+	cfg.APIPath = "/api"
+	cfg.GroupVersion = &coreV1
+	cfg.NegotiatedSerializer = codecs
+	c, err := rest.RESTClientFor(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("building the Node client: %w", err)
+		return nil, fmt.Errorf("building the API client: %w", err)
 	}
 	return c, nil
 }
+
+var coreV1 = schema.GroupVersion{Version: "v1"}
+
+// codecs decode what the client reads besides raw JSON: the API server's Status answers, which client-go turns
+// into errors that apierrors.IsForbidden and friends understand. Built once, read-only after.
+var codecs = func() runtime.NegotiatedSerializer {
+	s := runtime.NewScheme()
+	metav1.AddToGroupVersion(s, coreV1)
+	return serializer.NewCodecFactory(s).WithoutConversion()
+}()
 
 // isConnectionError reports network errors (API server restarting, load balancer switching).
 func isConnectionError(err error) bool {

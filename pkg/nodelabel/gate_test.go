@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
@@ -40,6 +41,7 @@ const (
 type installer struct {
 	pool, node string
 	nodes      kubernetes.Interface // as the service account, token bound to the pod on node
+	label      rest.Interface       // the same, built by nodelabel.NewClient as the installer does
 }
 
 // TestReadinessGateOnRealAPIServer applies what pkg/render renders with the readiness gate on (both charts, two
@@ -77,7 +79,7 @@ func TestReadinessGateOnRealAPIServer(t *testing.T) {
 	t.Run("set and remove on its own node", func(t *testing.T) {
 		before := getNode(ctx, t, s, "node-a")
 		for i := 0; i < 2; i++ { // twice: idempotent
-			if err := nodelabel.Set(ctx, a.nodes.CoreV1(), "node-a"); err != nil {
+			if err := nodelabel.Set(ctx, a.label, "node-a"); err != nil {
 				t.Fatalf("Set #%d: %v", i+1, err)
 			}
 		}
@@ -85,12 +87,12 @@ func TestReadinessGateOnRealAPIServer(t *testing.T) {
 		if got := after.Labels[nodelabel.Key]; got != nodelabel.Value {
 			t.Fatalf("label %s = %q after Set, want %q", nodelabel.Key, got, nodelabel.Value)
 		}
-		if set, err := nodelabel.IsSet(ctx, a.nodes.CoreV1(), "node-a"); !set || err != nil {
+		if set, err := nodelabel.IsSet(ctx, a.label, "node-a"); !set || err != nil {
 			t.Errorf("IsSet after Set = %v, %v; want true", set, err)
 		}
 		assertOnlyLabelChanged(t, before, after)
 		for i := 0; i < 2; i++ {
-			if err := nodelabel.Remove(ctx, a.nodes.CoreV1(), "node-a"); err != nil {
+			if err := nodelabel.Remove(ctx, a.label, "node-a"); err != nil {
 				t.Fatalf("Remove #%d: %v", i+1, err)
 			}
 		}
@@ -99,7 +101,7 @@ func TestReadinessGateOnRealAPIServer(t *testing.T) {
 			t.Fatalf("label %s = %q after Remove, want it gone", nodelabel.Key, v)
 		}
 		assertOnlyLabelChanged(t, before, removed)
-		if set, err := nodelabel.IsSet(ctx, a.nodes.CoreV1(), "node-a"); set || err != nil {
+		if set, err := nodelabel.IsSet(ctx, a.label, "node-a"); set || err != nil {
 			t.Errorf("IsSet after Remove = %v, %v; want false", set, err)
 		}
 	})
@@ -110,10 +112,10 @@ func TestReadinessGateOnRealAPIServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		bare := startInstaller(ctx, t, s, "pool-a", "node-bare")
-		if err := nodelabel.Set(ctx, bare.nodes.CoreV1(), "node-bare"); err != nil {
+		if err := nodelabel.Set(ctx, bare.label, "node-bare"); err != nil {
 			t.Fatal(err)
 		}
-		if err := nodelabel.Remove(ctx, bare.nodes.CoreV1(), "node-bare"); err != nil {
+		if err := nodelabel.Remove(ctx, bare.label, "node-bare"); err != nil {
 			t.Fatal(err)
 		}
 		if n := getNode(ctx, t, s, "node-bare"); len(n.Labels) != 0 {
@@ -122,18 +124,19 @@ func TestReadinessGateOnRealAPIServer(t *testing.T) {
 	})
 
 	t.Run("other pool on its own node", func(t *testing.T) {
-		if err := nodelabel.Set(ctx, b.nodes.CoreV1(), "node-b"); err != nil {
+		// With a clientset's REST client, as a caller that has a clientset anyway would pass.
+		if err := nodelabel.Set(ctx, b.nodes.CoreV1().RESTClient(), "node-b"); err != nil {
 			t.Fatal(err)
 		}
-		if err := nodelabel.Remove(ctx, b.nodes.CoreV1(), "node-b"); err != nil {
+		if err := nodelabel.Remove(ctx, b.nodes.CoreV1().RESTClient(), "node-b"); err != nil {
 			t.Fatal(err)
 		}
-		err := nodelabel.Set(ctx, b.nodes.CoreV1(), "node-a")
+		err := nodelabel.Set(ctx, b.nodes.CoreV1().RESTClient(), "node-a")
 		assertDenied(t, err, "may only label their own node (node-b), not node node-a")
 	})
 
 	t.Run("Set on another node is denied", func(t *testing.T) {
-		err := nodelabel.Set(ctx, a.nodes.CoreV1(), "node-b")
+		err := nodelabel.Set(ctx, a.label, "node-b")
 		assertDenied(t, err, denyOtherNode)
 		if !strings.Contains(err.Error(), "docs/readiness-gate.md") {
 			t.Errorf("error %q does not point to the docs", err)
@@ -144,10 +147,10 @@ func TestReadinessGateOnRealAPIServer(t *testing.T) {
 	})
 
 	t.Run("Set and Remove of a node that does not exist", func(t *testing.T) {
-		if err := nodelabel.Remove(ctx, a.nodes.CoreV1(), "gone"); err != nil {
+		if err := nodelabel.Remove(ctx, a.label, "gone"); err != nil {
 			t.Errorf("Remove: %v, want nil (nothing to remove)", err)
 		}
-		if err := nodelabel.Set(ctx, a.nodes.CoreV1(), "gone"); !apierrors.IsNotFound(err) {
+		if err := nodelabel.Set(ctx, a.label, "gone"); !apierrors.IsNotFound(err) {
 			t.Errorf("Set: %v, want NotFound", err)
 		}
 	})
@@ -198,11 +201,11 @@ func TestReadinessGateOnRealAPIServer(t *testing.T) {
 	})
 
 	t.Run("denied: token not bound to a pod", func(t *testing.T) {
-		unbound, err := kubernetes.NewForConfig(s.tokenConfig(s.requestToken(ctx, t, "gvisor-installation-pool-a", nil)))
+		unbound, err := nodelabel.NewClient(s.tokenConfig(s.requestToken(ctx, t, "gvisor-installation-pool-a", nil)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		assertDenied(t, nodelabel.Set(ctx, unbound.CoreV1(), "node-a"), denyNoNode)
+		assertDenied(t, nodelabel.Set(ctx, unbound, "node-a"), denyNoNode)
 	})
 
 	t.Run("policy holds even if RBAC grants more", func(t *testing.T) {
@@ -306,11 +309,16 @@ func startInstaller(ctx context.Context, t *testing.T, s *apiServer, pool, node 
 	if !hasTokenVolume(pod) {
 		t.Errorf("pod %s has no service account token volume: the installer could not authenticate", pod.Name)
 	}
-	c, err := kubernetes.NewForConfig(s.tokenConfig(s.requestToken(ctx, t, pod.Spec.ServiceAccountName, pod)))
+	cfg := s.tokenConfig(s.requestToken(ctx, t, pod.Spec.ServiceAccountName, pod))
+	c, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &installer{pool: pool, node: node, nodes: c}
+	label, err := nodelabel.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &installer{pool: pool, node: node, nodes: c, label: label}
 }
 
 func podFor(ds *appsv1.DaemonSet, node string) *corev1.Pod {

@@ -7,10 +7,9 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
 )
 
 const (
@@ -23,6 +22,8 @@ const (
 	FieldManager = "gvisor-installer"
 )
 
+var errNoNodeName = fmt.Errorf("no node name given: set %s from the downward API (fieldRef spec.nodeName)", NodeNameEnv)
+
 // backoff is how Set and Remove retry errors that a later attempt can fix (API server unavailable,
 // throttled, timed out, connection refused): 7 attempts over about 30 seconds, so a control plane rolling
 // its kube-apiserver does not fail an installation. A denial (RBAC, admission policy) or a missing node is
@@ -32,9 +33,11 @@ func backoff() wait.Backoff {
 }
 
 // Set labels node nodeName with Key=Value. It is idempotent: setting an existing label succeeds.
-func Set(ctx context.Context, nodes corev1client.NodesGetter, nodeName string) error {
+// c is a REST client for the core API group (/api, v1): NewClient's or InClusterClient's, or a clientset's
+// CoreV1().RESTClient().
+func Set(ctx context.Context, c rest.Interface, nodeName string) error {
 	value := Value
-	if err := patch(ctx, nodes, nodeName, &value); err != nil {
+	if err := patch(ctx, c, nodeName, &value); err != nil {
 		return fmt.Errorf("setting label %s=%s on node %q: %w", Key, Value, nodeName, err)
 	}
 	return nil
@@ -44,8 +47,8 @@ func Set(ctx context.Context, nodes corev1client.NodesGetter, nodeName string) e
 // that no longer exists, succeeds. Call it before runsc is unregistered, so that no new gVisor pod is
 // scheduled onto a node that is about to lose runsc (pods already running stay: node selectors are only
 // checked at scheduling time).
-func Remove(ctx context.Context, nodes corev1client.NodesGetter, nodeName string) error {
-	err := patch(ctx, nodes, nodeName, nil)
+func Remove(ctx context.Context, c rest.Interface, nodeName string) error {
+	err := patch(ctx, c, nodeName, nil)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -56,23 +59,32 @@ func Remove(ctx context.Context, nodes corev1client.NodesGetter, nodeName string
 }
 
 // IsSet reports whether node nodeName carries Key=Value (the installer's service account may get nodes for this).
-func IsSet(ctx context.Context, nodes corev1client.NodesGetter, nodeName string) (bool, error) {
+func IsSet(ctx context.Context, c rest.Interface, nodeName string) (bool, error) {
 	if nodeName == "" {
-		return false, fmt.Errorf("no node name given: set %s from the downward API (fieldRef spec.nodeName)", NodeNameEnv)
+		return false, errNoNodeName
 	}
-	node, err := nodes.Nodes().Get(ctx, nodeName, metav1.GetOptions{})
+	raw, err := c.Get().Resource("nodes").Name(nodeName).Do(ctx).Raw()
 	if err != nil {
 		return false, fmt.Errorf("reading node %q: %w", nodeName, explain(err))
 	}
-	return node.Labels[Key] == Value, nil
+	// Only the labels: decoding into core/v1 Node would pull k8s.io/api into the installer for one map.
+	var node struct {
+		Metadata struct {
+			Labels map[string]string `json:"labels"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(raw, &node); err != nil {
+		return false, fmt.Errorf("decoding node %q: %w", nodeName, err)
+	}
+	return node.Metadata.Labels[Key] == Value, nil
 }
 
 // patch sends {"metadata":{"labels":{Key: value}}} as a JSON merge patch; a nil value (JSON null) deletes
 // the label. Unlike a strategic merge patch or an update, a merge patch needs no schema knowledge and no
 // resourceVersion, and cannot touch anything else of the Node.
-func patch(ctx context.Context, nodes corev1client.NodesGetter, nodeName string, value *string) error {
+func patch(ctx context.Context, c rest.Interface, nodeName string, value *string) error {
 	if nodeName == "" {
-		return fmt.Errorf("no node name given: set %s from the downward API (fieldRef spec.nodeName)", NodeNameEnv)
+		return errNoNodeName
 	}
 	body, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]*string{Key: value}}})
 	if err != nil {
@@ -80,7 +92,8 @@ func patch(ctx context.Context, nodes corev1client.NodesGetter, nodeName string,
 	}
 	var last error
 	err = wait.ExponentialBackoffWithContext(ctx, backoff(), func(ctx context.Context) (bool, error) {
-		_, last = nodes.Nodes().Patch(ctx, nodeName, types.MergePatchType, body, metav1.PatchOptions{FieldManager: FieldManager})
+		last = c.Patch(types.MergePatchType).Resource("nodes").Name(nodeName).
+			Param("fieldManager", FieldManager).Body(body).Do(ctx).Error()
 		switch {
 		case last == nil:
 			return true, nil
