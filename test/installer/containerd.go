@@ -105,17 +105,27 @@ func Release(t testing.TB, prefix string) Containerd {
 // Dump runs `containerd --config FILE config dump` and returns the effective config decoded, plus stderr.
 func (c Containerd) Dump(t testing.TB, configFile string) (map[string]any, string) {
 	t.Helper()
+	tree, stderr, err := c.DumpErr(t, configFile)
+	if err != nil {
+		t.Fatalf("%s config dump of %s: %v\n%s", c, configFile, err, stderr)
+	}
+	return tree, stderr
+}
+
+// DumpErr is Dump for configs that containerd may refuse: it returns the error (and stderr saying why).
+func (c Containerd) DumpErr(t testing.TB, configFile string) (map[string]any, string, error) {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(c.Bin(), "--config", configFile, "config", "dump")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s config dump of %s: %v\n%s", c, configFile, err, stderr.String())
+		return nil, stderr.String(), err
 	}
 	var tree map[string]any
 	if err := toml.Unmarshal(stdout.Bytes(), &tree); err != nil {
 		t.Fatalf("%s config dump output does not parse: %v", c, err)
 	}
-	return tree, stderr.String()
+	return tree, stderr.String(), nil
 }
 
 // Lookup walks a decoded TOML tree.

@@ -32,6 +32,17 @@ type Daemon struct {
 // StartDaemon starts containerd c on configFile and waits until CRI answers (or the process exits).
 func StartDaemon(t testing.TB, c Containerd, configFile, hostRoot string) *Daemon {
 	t.Helper()
+	d := NewDaemon(t, c, configFile, hostRoot)
+	if err := d.Start(context.Background()); err != nil {
+		t.Fatalf("starting %s: %v\n%s", c, err, d.LogTail(40))
+	}
+	return d
+}
+
+// NewDaemon prepares containerd c on configFile without starting it: a node whose containerd is down (e.g. it
+// refuses its config, as systemd keeps failing to start it). The first Restart starts it.
+func NewDaemon(t testing.TB, c Containerd, configFile, hostRoot string) *Daemon {
+	t.Helper()
 	dir, err := os.MkdirTemp("", "ctd-")
 	if err != nil {
 		t.Fatal(err)
@@ -49,9 +60,6 @@ func StartDaemon(t testing.TB, c Containerd, configFile, hostRoot string) *Daemo
 		// Snapshotter mounts may linger; removal errors are not test failures.
 		_ = os.RemoveAll(dir)
 	})
-	if err := d.Start(context.Background()); err != nil {
-		t.Fatalf("starting %s: %v\n%s", c, err, d.LogTail(40))
-	}
 	return d
 }
 

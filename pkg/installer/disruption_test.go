@@ -1,0 +1,199 @@
+package installer_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
+	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+)
+
+// runscFlags is the runsc.toml our chart renders for configFlags {net-raw: "true"}; the old extension wrote the
+// same bytes for its net-raw capability.
+const runscFlags = "[runsc_config]\n  net-raw = \"true\"\n"
+
+// node is one disruption scenario's node: a host root, a real containerd daemon on its config.toml (started, or
+// down when containerd refuses the config) and options whose restarter restarts that daemon.
+type node struct {
+	h *host
+	d *installertest.Daemon
+	r *installertest.Restarter
+	o installer.Options
+}
+
+type step struct {
+	name string
+	run  func(t *testing.T, n *node) (installer.Result, error)
+}
+
+var (
+	install = step{"install", func(t *testing.T, n *node) (installer.Result, error) {
+		return installer.Install(context.Background(), n.o)
+	}}
+	uninstall = step{"uninstall", func(t *testing.T, n *node) (installer.Result, error) {
+		return installer.Uninstall(context.Background(), n.o)
+	}}
+	flagChange = step{"install with other runsc flags", func(t *testing.T, n *node) (installer.Result, error) {
+		writeFile(t, n.o.RunscConfig, []byte("[runsc_config]\n  debug = \"true\"\n  net-raw = \"true\"\n"))
+		return installer.Install(context.Background(), n.o)
+	}}
+	upgrade = step{"install of the next release", func(t *testing.T, n *node) (installer.Result, error) {
+		stubRelease(t, n.h.source, "v2")
+		return installer.Install(context.Background(), n.o)
+	}}
+	// installNoRestart is a run that wrote containerd's config and died before restarting containerd.
+	installNoRestart = step{"install, killed before the restart", func(t *testing.T, n *node) (installer.Result, error) {
+		o := n.o
+		o.Restarter, o.Verifier = nil, nil
+		return installer.Install(context.Background(), o)
+	}}
+	// binariesOnly is a run that copied the binaries and died before writing any config.
+	binariesOnly = step{"binaries copied, killed before the config", func(t *testing.T, n *node) (installer.Result, error) {
+		for _, f := range []string{"runsc", "containerd-shim-runsc-v1", "gvisor-bin/runsc-metric-server"} {
+			writeFile(t, n.h.path(binDir+"/"+f), mustReadT(t, filepath.Join(n.h.source, f)))
+		}
+		return installer.Result{}, nil
+	}}
+)
+
+// disruptionCases is the table of BENCHMARKS.md "Node-side disruption" (testdata/node-disruption.md): which
+// changes restart containerd on a node, each measured on a real containerd daemon.
+var disruptionCases = []struct {
+	name, release, config string
+	// oldExtension: the node also has what the old extension's script put there (runsc.toml, binaries).
+	oldExtension bool
+	setup        []step
+	action       step
+	restarts     int
+	// after is what containerd serves over CRI afterwards.
+	after verify.Expect
+	// original, if set, is the operator's config.toml that the node must have again after the action.
+	original string
+	why      string
+}{
+	{name: "first install", release: "1.7", config: "configs/gardener-v2.toml", action: install, restarts: 1, after: verify.Runsc,
+		why: "runsc is registered in config.toml (containerd 1.x) or a conf.d drop-in (2.x); containerd reads either only at start"},
+	{name: "first install, containerd 2.x (drop-in)", release: "2.4", config: "configs/default-2.4.toml", action: install, restarts: 1, after: verify.Runsc,
+		why: "same, via /etc/containerd/conf.d/gvisor-runsc.toml; config.toml untouched"},
+	{name: "re-run (pod restart, node reboot, chart change without effect)", release: "1.7", config: "configs/gardener-v2.toml", setup: []step{install}, action: install, restarts: 0, after: verify.Runsc,
+		why: "nothing differs; a CRI check confirms runsc is in effect"},
+	{name: "runsc flag change (configFlags)", release: "1.7", config: "configs/gardener-v2.toml", setup: []step{install}, action: flagChange, restarts: 0, after: verify.Runsc,
+		why: "only runsc.toml changes; the runsc shim reads it at every sandbox start (running sandboxes keep their flags)"},
+	{name: "binary upgrade (new gVisor release)", release: "1.7", config: "configs/gardener-v2.toml", setup: []step{install}, action: upgrade, restarts: 0, after: verify.Runsc,
+		why: "runsc and the shim are replaced atomically; new sandboxes use them, running ones keep theirs"},
+	{name: "uninstall (gVisor removed from the pool)", release: "1.7", config: "configs/gardener-v2.toml", setup: []step{install}, action: uninstall, restarts: 1, after: verify.NoRunsc, original: "configs/gardener-v2.toml",
+		why: "containerd's configuration changes back (config.toml restored byte for byte)"},
+	{name: "uninstall, containerd 2.x (drop-in)", release: "2.4", config: "configs/default-2.4.toml", setup: []step{install}, action: uninstall, restarts: 1, after: verify.NoRunsc, original: "configs/default-2.4.toml",
+		why: "the drop-in goes"},
+	{name: "uninstall again", release: "1.7", config: "configs/gardener-v2.toml", setup: []step{install, uninstall}, action: uninstall, restarts: 0, after: verify.NoRunsc, original: "configs/gardener-v2.toml",
+		why: "nothing left to remove"},
+	{name: "uninstall on a node that never had gVisor", release: "1.7", config: "configs/gardener-v2.toml", action: uninstall, restarts: 0, after: verify.NoRunsc, original: "configs/gardener-v2.toml",
+		why: "nothing to remove; the uninstall pod is Ready at once"},
+	{name: "uninstall on a half-installed node (binaries only)", release: "1.7", config: "configs/gardener-v2.toml", setup: []step{binariesOnly}, action: uninstall, restarts: 0, after: verify.NoRunsc, original: "configs/gardener-v2.toml",
+		why: "binaries go; containerd's configuration never changed"},
+	{name: "uninstall on a half-installed node (config written, containerd not restarted)", release: "1.7", config: "configs/gardener-v2.toml", setup: []step{installNoRestart}, action: uninstall, restarts: 1, after: verify.NoRunsc, original: "configs/gardener-v2.toml",
+		why: "config.toml changes back; restarted because the file changed, although runsc was never in effect"},
+	{name: "takeover from the old extension (its latest script, config version 2)", release: "1.7", config: "oldextension/latest-gardener-v2.toml", oldExtension: true, action: install, restarts: 0, after: verify.Runsc,
+		why: "its runsc table is exactly ours and is adopted as is; only binaries (and runsc.toml if flags differ) are replaced"},
+	{name: "takeover from the old extension on containerd 2.x (config version 3)", release: "2.4", config: "oldextension/latest-gardener-v3.toml", oldExtension: true, action: install, restarts: 1, after: verify.Runsc,
+		why: "its tables sat under plugin IDs version 3 does not read (the node never had runsc): they go, the drop-in comes"},
+	{name: "takeover from the old extension on Debian's containerd 1.6 config", release: "1.6", config: "oldextension/latest-debian-1.6-packaged.toml", oldExtension: true, action: install, restarts: 1, after: verify.Runsc,
+		why: "runc was missing beside runsc (CRI down); runc is listed again"},
+	{name: "wrong-plugin-key repair (`plugins.cri` in a version 2 file, containerd 1.x down)", release: "1.6", config: "oldextension/early-default-1.6.toml", oldExtension: true, action: install, restarts: 1, after: verify.Runsc,
+		why: "the stale table is cut out and ours appended; containerd starts again"},
+	{name: "uninstall after a takeover", release: "1.7", config: "oldextension/latest-gardener-v2.toml", oldExtension: true, setup: []step{install}, action: uninstall, restarts: 1, after: verify.NoRunsc, original: "configs/gardener-v2.toml",
+		why: "the adopted tables are cut out: config.toml is the operator's file from before the old extension"},
+	{name: "uninstall of the old extension's state (never installed by us)", release: "1.7", config: "oldextension/latest-gardener-v2.toml", oldExtension: true, action: uninstall, restarts: 1, after: verify.NoRunsc, original: "configs/gardener-v2.toml",
+		why: "same"},
+}
+
+// TestNodeDisruption measures, per scenario, how often a real containerd daemon is restarted, checks the count the
+// installer reports, and what containerd serves over CRI afterwards. The table in testdata/node-disruption.md (and
+// BENCHMARKS.md) is generated from disruptionCases; UPDATE_SNAPSHOTS=1 rewrites it.
+func TestNodeDisruption(t *testing.T) {
+	for _, tc := range disruptionCases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := installertest.Release(t, tc.release)
+			h := newHost(t, relativeImports(readTestdata(t, tc.config)))
+			n := &node{h: h}
+			if tc.oldExtension {
+				h.write(t, cc.RunscConfigPath, []byte(runscFlags))
+				h.write(t, binDir+"/runsc", installertest.StubELF(nativeMachine(), "old runsc"))
+				h.write(t, binDir+"/containerd-shim-runsc-v1", installertest.StubELF(nativeMachine(), "old shim"))
+			}
+			n.d = installertest.NewDaemon(t, c, h.path(cc.ConfigPath), h.root)
+			if err := n.d.Start(context.Background()); err != nil {
+				t.Logf("containerd is down on this node before the action: %v", err)
+			}
+			n.r = &installertest.Restarter{D: n.d}
+			n.o = h.options()
+			n.o.Restarter, n.o.Verifier = n.r, verify.CRI{Socket: n.d.Socket}
+			n.o.RunscConfig = filepath.Join(t.TempDir(), "runsc.toml")
+			writeFile(t, n.o.RunscConfig, []byte(runscFlags))
+
+			for _, s := range tc.setup {
+				if res, err := s.run(t, n); err != nil {
+					t.Fatalf("setup %s: %v (%s)\n%s", s.name, err, res.Summary(), h.logs)
+				}
+			}
+			before := n.r.Restarts
+			res, err := tc.action.run(t, n)
+			if err != nil {
+				t.Fatalf("%s: %v\n%s", tc.action.name, err, h.logs)
+			}
+			if got := n.r.Restarts - before; got != tc.restarts || res.Restarts != tc.restarts {
+				t.Errorf("%s: containerd restarted %d times (installer says %d), want %d: %s", tc.action.name, got, res.Restarts, tc.restarts, res.Summary())
+			}
+			t.Logf("%s", res.Summary())
+			if err := n.o.Verifier.Verify(context.Background(), tc.after); err != nil {
+				t.Errorf("containerd afterwards: %v", err)
+			}
+			if tc.original != "" {
+				if got, want := h.read(t, cc.ConfigPath), relativeImports(readTestdata(t, tc.original)); !bytes.Equal(got, want) {
+					t.Errorf("config.toml is not the operator's %s again:\n%s", tc.original, got)
+				}
+			}
+			if tc.after == verify.NoRunsc {
+				for _, p := range []string{cc.DropInPath, cc.RunscConfigPath, installer.BackupPath, binDir + "/runsc", binDir + "/containerd-shim-runsc-v1", binDir + "/gvisor-bin"} {
+					if h.exists(p) {
+						t.Errorf("%s left behind", p)
+					}
+				}
+			}
+		})
+	}
+	checkDisruptionTable(t)
+}
+
+// checkDisruptionTable compares testdata/node-disruption.md with the table generated from disruptionCases.
+func checkDisruptionTable(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("| Change on a node | containerd restarts | Why |\n|---|---|---|\n")
+	for _, tc := range disruptionCases {
+		fmt.Fprintf(&b, "| %s | **%d** | %s |\n", tc.name, tc.restarts, tc.why)
+	}
+	golden := filepath.Join("testdata", "node-disruption.md")
+	if os.Getenv("UPDATE_SNAPSHOTS") == "1" {
+		writeFile(t, golden, []byte(b.String()))
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil || string(want) != b.String() {
+		t.Errorf("%s is not the table of disruptionCases (run with UPDATE_SNAPSHOTS=1 and copy it into BENCHMARKS.md): %v\n%s", golden, err, b.String())
+	}
+}
+
+func mustReadT(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
