@@ -35,8 +35,8 @@ build-installer-multiarch:
 	done
 
 ## tools: every real component the tests use (helm, kube-apiserver, etcd, kube-controller-manager, containerd releases, runsc)
-.PHONY: tools tool-helm tool-control-plane tool-containerd tool-gvisor
-tools: tool-helm tool-control-plane tool-containerd tool-gvisor
+.PHONY: tools tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus
+tools: tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus
 tool-helm:
 	@hack/tools/helm.sh >/dev/null
 tool-control-plane:
@@ -45,6 +45,8 @@ tool-containerd:
 	@hack/tools/containerd.sh >/dev/null
 tool-gvisor:
 	@hack/tools/gvisor.sh >/dev/null
+tool-dbus:
+	@hack/tools/dbus.sh >/dev/null
 
 ## test: install the tools, then run every test (unit, snapshot, helm CLI, real containerd, real control plane)
 .PHONY: test
