@@ -16,6 +16,8 @@ import (
 	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
+	"github.com/gardener/gardener/pkg/utils/managedresources"
+	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -23,11 +25,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
+	kubernetesscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/cmd/gardener-extension-runtime-gvisor/app"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
 )
@@ -69,7 +73,7 @@ func TestInstallAndRunWithChartRBAC(t *testing.T) {
 	})
 	if _, stderr, err := helm(t, "install", releaseName, extensionChart, "--namespace", releaseNS, "--create-namespace",
 		"--kubeconfig", cp.KubeconfigPath, "-f", "testdata/gardener-injected-values.yaml",
-		"--set", "imageVectorOverwrite=images: []"); err != nil {
+		"-f", "testdata/imagevector-overwrite-values.yaml"); err != nil {
 		t.Fatalf("helm install: %v\n%s", err, stderr)
 	}
 
@@ -82,6 +86,18 @@ func TestInstallAndRunWithChartRBAC(t *testing.T) {
 		t.Fatalf("installed Deployment: %v", err)
 	}
 	kubeconfig := serviceAccountKubeconfig(ctx, t, cp, admin)
+
+	// The pod would read the installed ConfigMap at /imagevector through IMAGEVECTOR_OVERWRITE; the in-process
+	// controller reads the same content from a file, proving it is an overwrite the controller accepts and applies.
+	cm, err := admin.CoreV1().ConfigMaps(releaseNS).Get(ctx, "gardener-extension-runtime-gvisor-imagevector-overwrite", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("installed imagevector ConfigMap: %v", err)
+	}
+	env := deployment.Spec.Template.Spec.Containers[0].Env
+	if len(env) < 2 || env[1].Name != "IMAGEVECTOR_OVERWRITE" {
+		t.Fatalf("installed Deployment lacks IMAGEVECTOR_OVERWRITE: %+v", env)
+	}
+	t.Setenv("IMAGEVECTOR_OVERWRITE", writeFile(t, "images_overwrite.yaml", cm.Data["images_overwrite.yaml"]))
 
 	// The installed args, plus what only differs outside a pod: the API server connection and free local
 	// ports (later flags win).
@@ -142,6 +158,19 @@ func TestInstallAndRunWithChartRBAC(t *testing.T) {
 	must(t, c.List(ctx, mrs, client.InNamespace(ns)))
 	if len(mrs.Items) != 2 {
 		t.Errorf("want the RuntimeClass and the pool's ManagedResource, got %d", len(mrs.Items))
+	}
+	objects, err := managedresources.GetObjects(ctx, c, ns, containerruntime.InstallationManagedResourceName("pool"))
+	must(t, err)
+	var images []string
+	for _, obj := range objects {
+		if ds, ok := obj.(*appsv1.DaemonSet); ok {
+			for _, ctr := range ds.Spec.Template.Spec.Containers {
+				images = append(images, ctr.Image)
+			}
+		}
+	}
+	if want := "registry.example.com/gvisor/runtime-gvisor-installation:v0.1.0-custom"; len(images) != 1 || images[0] != want {
+		t.Errorf("installation images %v, want [%s] from the chart's imageVectorOverwrite", images, want)
 	}
 	must(t, c.Delete(ctx, cr))
 	eventually(t, done, "ContainerRuntime deleted", func() error {
@@ -208,6 +237,7 @@ func adminClient(t *testing.T, cp *envtest.ControlPlane) client.Client {
 	t.Helper()
 	scheme := runtime.NewScheme()
 	must(t, extensionscontroller.AddToScheme(scheme))
+	must(t, kubernetesscheme.AddToScheme(scheme))
 	c, err := client.New(cp.Config, client.Options{Scheme: scheme})
 	must(t, err)
 	return c
