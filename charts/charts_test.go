@@ -376,3 +376,31 @@ func volumeFromConfigMap(volumes []corev1.Volume, name, configMap string) bool {
 	}
 	return false
 }
+
+// TestTemplatePodPassThrough: the pod-level values land in the pod spec unchanged, beside (not instead of)
+// the labels the chart needs.
+func TestTemplatePodPassThrough(t *testing.T) {
+	d, _ := decode(t, template(t, "-f", "testdata/pod-placement-values.yaml")).deployment(t)
+	pod := d.Spec.Template
+	if pod.Labels["team"] != "runtime" || pod.Labels["networking.gardener.cloud/to-runtime-apiserver"] != "allowed" ||
+		pod.Labels["app.kubernetes.io/name"] != "gardener-extension-runtime-gvisor" {
+		t.Errorf("pod labels %v", pod.Labels)
+	}
+	if pod.Annotations["example.com/owner"] != "runtime" {
+		t.Errorf("pod annotations %v", pod.Annotations)
+	}
+	spec := pod.Spec
+	if diff := cmp.Diff([]corev1.LocalObjectReference{{Name: "regcred"}}, spec.ImagePullSecrets); diff != "" {
+		t.Errorf("imagePullSecrets (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]string{"worker.gardener.cloud/pool": "system"}, spec.NodeSelector); diff != "" {
+		t.Errorf("nodeSelector (-want +got):\n%s", diff)
+	}
+	wantTolerations := []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "system", Effect: corev1.TaintEffectNoSchedule}}
+	if diff := cmp.Diff(wantTolerations, spec.Tolerations); diff != "" {
+		t.Errorf("tolerations (-want +got):\n%s", diff)
+	}
+	if spec.Affinity == nil || spec.Affinity.PodAntiAffinity == nil || len(spec.Affinity.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) != 1 {
+		t.Errorf("affinity %+v", spec.Affinity)
+	}
+}
