@@ -36,6 +36,9 @@ type StackOptions struct {
 	ControllerOutput io.Writer
 	// Log is gardener-resource-manager's logger; the zero value discards.
 	Log logr.Logger
+	// WithoutResourceManager leaves gardener-resource-manager out: ManagedResources are then stored but not
+	// applied. Benchmarks use it to measure our controller without the resource manager competing for CPU.
+	WithoutResourceManager bool
 }
 
 // Stack is the control plane plus gardener-resource-manager plus our controller manager, the latter running
@@ -77,8 +80,10 @@ func StartStack(ctx context.Context, opts StackOptions) (_ *Stack, err error) {
 		return nil, fmt.Errorf("creating namespace %s: %w", ExtensionNamespace, err)
 	}
 
-	if s.rm, err = StartResourceManager(ctx, cp.Config, opts.Log); err != nil {
-		return nil, err
+	if !opts.WithoutResourceManager {
+		if s.rm, err = StartResourceManager(ctx, cp.Config, opts.Log); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.startController(ctx, opts); err != nil {
 		return nil, err

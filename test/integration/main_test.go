@@ -11,6 +11,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/go-logr/logr"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
 )
@@ -38,6 +41,8 @@ func stack(t *testing.T) *envtest.Stack {
 }
 
 func TestMain(m *testing.M) {
+	// envtest logs through controller-runtime's global logger; its errors come back as errors anyway.
+	logf.SetLogger(logr.Discard())
 	code := m.Run()
 	if shared.stack != nil {
 		if err := shared.stack.Stop(); err != nil {

@@ -2,7 +2,6 @@ package integration
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -12,14 +11,12 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
 )
 
@@ -43,33 +40,9 @@ func newShoot(t *testing.T, name, version string) *testShoot {
 	sh := &testShoot{t: t, stack: s, c: s.Client, ns: "shoot--it--" + name}
 	ctx := context.Background()
 	must(t, sh.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: sh.ns}}))
-	must(t, sh.c.Create(ctx, cluster(sh.ns, name, version)))
+	must(t, sh.c.Create(ctx, envtest.Cluster(sh.ns, name, version)))
 	t.Cleanup(sh.cleanup)
 	return sh
-}
-
-// cluster is the Cluster resource gardenlet writes for a shoot: the extension library reads the shoot from it.
-func cluster(ns, name, version string) *extensionsv1alpha1.Cluster {
-	raw := func(v any) runtime.RawExtension {
-		b, err := json.Marshal(v)
-		if err != nil {
-			panic(err)
-		}
-		return runtime.RawExtension{Raw: b}
-	}
-	seed := raw(map[string]any{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Seed", "metadata": map[string]any{"name": "local"}})
-	return &extensionsv1alpha1.Cluster{
-		ObjectMeta: metav1.ObjectMeta{Name: ns},
-		Spec: extensionsv1alpha1.ClusterSpec{
-			CloudProfile: raw(map[string]any{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "CloudProfile", "metadata": map[string]any{"name": "local"}}),
-			Seed:         &seed,
-			Shoot: raw(map[string]any{
-				"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot",
-				"metadata": map[string]any{"name": name, "namespace": "garden-it"},
-				"spec":     map[string]any{"kubernetes": map[string]any{"version": version}},
-			}),
-		},
-	}
 }
 
 // runtimeName is the ContainerRuntime of pool (gardenlet names them <type>-<pool>... any name works).
@@ -85,23 +58,11 @@ func (sh *testShoot) createRuntime(pool, providerConfig string) {
 // createRuntimeWithOperation is createRuntime with the operation annotation op (reconcile, restore).
 func (sh *testShoot) createRuntimeWithOperation(pool, providerConfig, op string) {
 	sh.t.Helper()
-	cr := &extensionsv1alpha1.ContainerRuntime{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: runtimeName(pool), Namespace: sh.ns,
-			Annotations: map[string]string{v1beta1constants.GardenerOperation: op},
-		},
-		Spec: extensionsv1alpha1.ContainerRuntimeSpec{
-			DefaultSpec: extensionsv1alpha1.DefaultSpec{Type: containerruntime.Type},
-			BinaryPath:  "/var/bin/containerruntimes",
-			WorkerPool: extensionsv1alpha1.ContainerRuntimeWorkerPool{
-				Name:     pool,
-				Selector: metav1.LabelSelector{MatchLabels: map[string]string{"worker.gardener.cloud/pool": pool}},
-			},
-		},
-	}
+	var pc []byte
 	if providerConfig != "" {
-		cr.Spec.ProviderConfig = &runtime.RawExtension{Raw: yamlToJSON(sh.t, providerConfig)}
+		pc = yamlToJSON(sh.t, providerConfig)
 	}
+	cr := envtest.ContainerRuntime(sh.ns, runtimeName(pool), pool, pc, op)
 	must(sh.t, sh.c.Create(context.Background(), cr))
 }
 

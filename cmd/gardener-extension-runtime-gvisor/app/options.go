@@ -39,6 +39,11 @@ type Options struct {
 	// DeleteWaitTimeout bounds the wait for a deleted pool's ManagedResource. It must stay below Gardener's
 	// reconciliation timeout (3m) so that a stuck deletion surfaces as lastError instead of a cancelled context.
 	DeleteWaitTimeout time.Duration
+	// KubeAPIQPS and KubeAPIBurst limit the client's request rate. Gardener's RESTOptions leave client-go's
+	// defaults (5 QPS, burst 10), which cap a seed with many shoots at about one ContainerRuntime per second;
+	// the defaults here are gardenlet's. The API server still protects itself (API Priority and Fairness).
+	KubeAPIQPS   float32
+	KubeAPIBurst int
 	// PrintVersion is --version.
 	PrintVersion bool
 }
@@ -56,6 +61,8 @@ func NewOptions() *Options {
 		Controller:        extensionscmdcontroller.ControllerOptions{MaxConcurrentReconciles: 5},
 		Heartbeat:         heartbeatcmd.Options{ExtensionName: Name, Namespace: ns, RenewIntervalSeconds: 30},
 		DeleteWaitTimeout: 2 * time.Minute,
+		KubeAPIQPS:        100,
+		KubeAPIBurst:      130,
 	}
 	return o
 }
@@ -74,6 +81,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.DeleteWaitTimeout, DeleteWaitTimeoutFlag, o.DeleteWaitTimeout,
 		"How long deleting a ContainerRuntime waits for its pool's ManagedResource (and thus the DaemonSet in the shoot) "+
 			"to be gone before reporting an error and retrying. Keep it below Gardener's reconciliation timeout (3m).")
+	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Queries per second the controller may send to the API server.")
+	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of queries the controller may send to the API server above --kube-api-qps.")
 	fs.BoolVar(&o.PrintVersion, VersionFlag, false, "Print the version and exit.")
 }
 
@@ -104,6 +113,9 @@ func (o *Options) Validate() error {
 	if o.Controller.MaxConcurrentReconciles < 1 {
 		errs = append(errs, fmt.Errorf("--max-concurrent-reconciles must be at least 1, got %d", o.Controller.MaxConcurrentReconciles))
 	}
+	if o.KubeAPIQPS <= 0 || o.KubeAPIBurst < 1 {
+		errs = append(errs, fmt.Errorf("--kube-api-qps (%v) and --kube-api-burst (%d) must be positive, for example 100 and 130", o.KubeAPIQPS, o.KubeAPIBurst))
+	}
 	if o.DeleteWaitTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--%s must be positive, got %s (for example 2m)", DeleteWaitTimeoutFlag, o.DeleteWaitTimeout))
 	}
@@ -132,5 +144,7 @@ func (o *Options) Complete() error {
 	if err := o.REST.Complete(); err != nil {
 		return fmt.Errorf("no cluster to connect to (pass --kubeconfig, set KUBECONFIG, or run in a pod): %w", err)
 	}
+	cfg := o.REST.Completed().Config
+	cfg.QPS, cfg.Burst = o.KubeAPIQPS, o.KubeAPIBurst
 	return nil
 }
