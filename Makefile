@@ -26,12 +26,16 @@ build:
 	  if [ -d cmd/$$b ]; then CGO_ENABLED=0 go build -trimpath -ldflags "$(LD_FLAGS)" -o bin/$$b ./cmd/$$b; fi; \
 	done
 
-## build-installer-multiarch: the node installer for linux/amd64 and linux/arm64 (bin/<arch>/gvisor-installer)
+## build-installer-multiarch: the node installer for linux/amd64 and linux/arm64 (bin/linux-<arch>/gvisor-installer),
+## cross-compiled as the Dockerfile does; fails unless each binary's build info says its GOARCH and CGO_ENABLED=0
 .PHONY: build-installer-multiarch
 build-installer-multiarch:
 	@for arch in amd64 arm64; do \
 	  mkdir -p bin/linux-$$arch; \
 	  CGO_ENABLED=0 GOOS=linux GOARCH=$$arch go build -trimpath -ldflags "$(LD_FLAGS)" -o bin/linux-$$arch/gvisor-installer ./cmd/gvisor-installer; \
+	  info="$$(go version -m bin/linux-$$arch/gvisor-installer)"; \
+	  grep -q "GOARCH=$$arch$$" <<<"$$info" && grep -q "CGO_ENABLED=0$$" <<<"$$info" || { echo "bin/linux-$$arch/gvisor-installer is not a static linux/$$arch build" >&2; exit 1; }; \
+	  echo "bin/linux-$$arch/gvisor-installer"; \
 	done
 
 ## tools: every real component the tests use (helm, kube-apiserver, etcd, kube-controller-manager, containerd releases, runsc)
@@ -55,12 +59,12 @@ test: tools
 
 ## snapshots: regenerate the golden files of the snapshot tests (review the diff!)
 .PHONY: snapshots
-snapshots:
-	UPDATE_SNAPSHOTS=1 go test ./pkg/... ./cmd/... ./charts/... ./imagevector/...
+snapshots: tool-helm
+	HELM_BIN=$$(hack/tools/helm.sh) UPDATE_SNAPSHOTS=1 go test -count=1 ./pkg/render/... ./cmd/gvisor-render/... ./charts/... ./imagevector/...
 
 ## generate: regenerate example/controller-registration.yaml from the chart and VERSION
 .PHONY: generate
-generate: tool-helm
+generate:
 	@go run ./hack/generate-controller-registration -version "$(VERSION)" -chart charts/gardener-extension-runtime-gvisor -out example/controller-registration.yaml
 
 ## bench: the benchmarks recorded in BENCHMARKS.md
