@@ -7,8 +7,10 @@
 ARG GO_VERSION=1.26
 
 # ---- our binaries ----------------------------------------------------------------------------------------------
+# TARGETOS/TARGETARCH are declared WITHOUT defaults: a default would shadow the value buildx injects per platform
+# (docker/buildx#510) and every variant would get the same architecture, the field bug "pods not ready on amd64".
 FROM --platform=$BUILDPLATFORM golang:${GO_VERSION} AS builder
-ARG TARGETOS=linux
+ARG TARGETOS
 ARG TARGETARCH
 # VERSION stamps pkg/version.Version; release versions select our image tags (see imagevector/).
 ARG VERSION=v0.0.0-dev
@@ -21,29 +23,21 @@ RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache
     ldflags="-s -w -X github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version.Version=${VERSION}"; \
     for cmd in gardener-extension-runtime-gvisor gvisor-installer; do \
       CGO_ENABLED=0 GOOS="$TARGETOS" GOARCH="$TARGETARCH" go build -trimpath -ldflags "$ldflags" -o "/out/$cmd" "./cmd/$cmd"; \
+      go version -m "/out/$cmd" | grep -q "GOARCH=${TARGETARCH}\$" || { echo "$cmd is not built for $TARGETARCH" >&2; exit 1; }; \
     done
 
 # ---- the gVisor release, version pinned in GVISOR_VERSION ------------------------------------------------------
-# Built from the Go module gvisor.dev/gvisor (the same build hack/tools/gvisor.sh tests): static runsc stamped with
-# the version (else `runsc --version` says VERSION_MISSING; a cgo runsc cannot start sandboxes) and the shim
-# renamed to containerd-shim-runsc-v1. gvisor-bin/ (sidecars) is built by gVisor's Bazel release only; this runsc
-# falls back to its embedded copies, so the image carries none. SHA512SUMS lists every file; the installer
-# refuses the release without it.
+# hack/tools/gvisor-release.sh (the same build hack/tools/gvisor.sh gives the tests) cross-compiles static runsc and
+# containerd-shim-runsc-v1 for TARGETARCH from the Go module gvisor.dev/gvisor, fails unless their build info says
+# GOARCH=$TARGETARCH and CGO_ENABLED=0, and writes SHA512SUMS (the installer refuses a release without it and checks
+# every binary's ELF machine against the node again). gvisor-bin/ (sidecars) is built by gVisor's Bazel release
+# only; this runsc falls back to its embedded copies, so the image carries none.
 FROM --platform=$BUILDPLATFORM golang:${GO_VERSION} AS gvisor
 ARG TARGETARCH
-COPY GVISOR_VERSION /GVISOR_VERSION
+COPY GVISOR_VERSION /src/GVISOR_VERSION
+COPY hack/tools/gvisor-release.sh /src/gvisor-release.sh
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
-    set -eu; \
-    v="$(cat /GVISOR_VERSION)"; \
-    CGO_ENABLED=0 GOOS=linux GOARCH="$TARGETARCH" go install -trimpath \
-      -ldflags "-s -w -X gvisor.dev/gvisor/runsc/version.version=$v" \
-      "gvisor.dev/gvisor/runsc@$v" "gvisor.dev/gvisor/shim@$v"; \
-    bin="$(go env GOPATH)/bin"; \
-    if [ -d "$bin/linux_$TARGETARCH" ]; then bin="$bin/linux_$TARGETARCH"; fi; \
-    mkdir -p /opt/gvisor; \
-    install -m 0755 "$bin/runsc" /opt/gvisor/runsc; \
-    install -m 0755 "$bin/shim" /opt/gvisor/containerd-shim-runsc-v1; \
-    cd /opt/gvisor && sha512sum runsc containerd-shim-runsc-v1 > SHA512SUMS
+    GVISOR_VERSION_FILE=/src/GVISOR_VERSION /src/gvisor-release.sh "$TARGETARCH" /opt/gvisor
 
 # ---- images ----------------------------------------------------------------------------------------------------
 FROM gcr.io/distroless/static-debian12:nonroot AS gardener-extension-runtime-gvisor

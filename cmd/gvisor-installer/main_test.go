@@ -237,3 +237,32 @@ func TestUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestWrongArchitectureImageRefused is the field bug "pods not ready on amd64": the amd64 variant of the
+// installation image carried arm64 gVisor binaries. The installer must refuse before touching the node (no
+// binary, no config, not ready), naming the file, its architecture and the fix.
+func TestWrongArchitectureImageRefused(t *testing.T) {
+	root, flags := node(t)
+	src := filepath.Join(t.TempDir(), "gvisor")
+	arm64 := installertest.GoBinary(t, "arm64")
+	installertest.WriteRelease(t, src, map[string][]byte{"runsc": arm64, "containerd-shim-runsc-v1": arm64})
+	flags[1] = "--source=" + src
+	ready := filepath.Join(t.TempDir(), "ready")
+	before := installertest.HashTree(t, root)
+
+	code, out, errOut := runCmd(context.Background(), append([]string{"install", "--node-arch=amd64", "--idle", "--ready-file=" + ready}, flags...)...)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2 (refusal):\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"refusing " + filepath.Join(src, "containerd-shim-runsc-v1"), "is a linux/arm64 binary", "this node is linux/amd64", "fix: the installation image's linux/amd64 variant carries binaries of another architecture", "make docker-images"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("message does not say %q:\n%s", want, errOut)
+		}
+	}
+	if !reflect.DeepEqual(before, installertest.HashTree(t, root)) {
+		t.Errorf("the node changed although the release was refused")
+	}
+	if code, _, _ := runCmd(context.Background(), "ready", "--ready-file="+ready); code == 0 {
+		t.Errorf("ready although the install was refused")
+	}
+}

@@ -57,7 +57,7 @@ func TestRefusalsLeaveHostUntouched(t *testing.T) {
 				"runsc":                    installertest.StubELF(otherMachine(), "runsc"),
 				"containerd-shim-runsc-v1": installertest.StubELF(otherMachine(), "shim"),
 			})
-		}, want: []string{"runsc", "is built for"}},
+		}, want: []string{"runsc", "binary (ELF", "but this node is linux/"}},
 		{name: "not an ELF", config: gardenerV2, prepare: func(t *testing.T, h *host) {
 			installertest.WriteRelease(t, h.source, map[string][]byte{"runsc": []byte("#!/bin/sh\n"), "containerd-shim-runsc-v1": []byte("x")})
 		}, want: []string{"not an ELF"}},

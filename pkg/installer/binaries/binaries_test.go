@@ -123,3 +123,39 @@ func apply(t *testing.T, src, bin, arch string) []string {
 	}
 	return out
 }
+
+// TestLoadChecksEveryFileArchitecture: every file of the release (runsc, the shim, each sidecar) is checked
+// against the node's architecture with real cross-compiled Go binaries; the refusal names the file, the
+// architecture it is built for, the node's, and the fix.
+func TestLoadChecksEveryFileArchitecture(t *testing.T) {
+	const node, other = "amd64", "arm64"
+	good, bad := installertest.GoBinary(t, node), installertest.GoBinary(t, other)
+	for _, wrong := range []string{"", "runsc", "containerd-shim-runsc-v1", "gvisor-bin/runsc-metric-server"} {
+		t.Run("wrong="+wrong, func(t *testing.T) {
+			files := map[string][]byte{}
+			for _, name := range []string{"runsc", "containerd-shim-runsc-v1", "gvisor-bin/runsc-metric-server"} {
+				files[name] = good
+				if name == wrong {
+					files[name] = bad
+				}
+			}
+			src := t.TempDir()
+			installertest.WriteRelease(t, src, files)
+			_, err := Load(src, node)
+			if wrong == "" {
+				if err != nil {
+					t.Fatalf("a release for the node's architecture is refused: %v", err)
+				}
+				return
+			}
+			if !refusal.Is(err) {
+				t.Fatalf("want a refusal, got %v", err)
+			}
+			for _, want := range []string{filepath.Join(src, wrong), "is a linux/arm64 binary", "this node is linux/amd64", "fix: the installation image's linux/amd64 variant"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("refusal %q does not say %q", err, want)
+				}
+			}
+		})
+	}
+}

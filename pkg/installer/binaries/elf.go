@@ -19,7 +19,9 @@ var machines = map[string]elf.Machine{
 }
 
 // checkELF refuses a file that is not a static ELF executable for goarch. Static matters: a dynamically linked
-// runsc (a cgo build) cannot start sandboxes, and the node may lack its libraries.
+// runsc (a cgo build) cannot start sandboxes, and the node may lack its libraries. The architecture check is the
+// field bug "pods not ready on amd64": an installation image whose amd64 variant carried arm64 gVisor binaries
+// installed them, and every sandbox start failed. Refusing here keeps the node untouched and says why.
 func checkELF(path, goarch string) error {
 	want, ok := machines[goarch]
 	if !ok {
@@ -30,9 +32,11 @@ func checkELF(path, goarch string) error {
 		return refusal.Wrap(path, "is not an ELF executable", "the release must contain Linux binaries only", err)
 	}
 	defer f.Close()
-	if f.Machine != want {
-		return refusal.New(path, fmt.Sprintf("is built for %s, but this node is %s (%s)", f.Machine, goarch, want),
-			"use the installation image for the node's architecture (a multi-arch image selects it automatically)")
+	if f.Machine != want || f.Class != elf.ELFCLASS64 {
+		return refusal.New(path, fmt.Sprintf("is a %s binary (ELF %s, %s), but this node is linux/%s", archOf(f), f.Machine, f.Class, goarch),
+			fmt.Sprintf("the installation image's linux/%s variant carries binaries of another architecture: rebuild the image for every "+
+				"platform from the one Dockerfile (`make docker-images`; its gvisor stage builds for TARGETARCH and checks the result) and "+
+				"deploy its multi-arch manifest; never copy one architecture's gVisor release into another's image", goarch))
 	}
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_INTERP {
@@ -40,4 +44,14 @@ func checkELF(path, goarch string) error {
 		}
 	}
 	return nil
+}
+
+// archOf names the platform of an ELF file as GOOS/GOARCH where we know it.
+func archOf(f *elf.File) string {
+	for goarch, m := range machines {
+		if m == f.Machine && (f.Class == elf.ELFCLASS64) == (goarch != "386" && goarch != "arm") {
+			return "linux/" + goarch
+		}
+	}
+	return "foreign"
 }

@@ -1,0 +1,48 @@
+package installertest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+var (
+	goBinMu sync.Mutex
+	goBins  = map[string][]byte{}
+)
+
+// GoBinary returns a real static Linux executable for goarch, built by the Go toolchain from a tiny program
+// (CGO_ENABLED=0, cross-compiled: no emulation), as a release of the wrong architecture would carry it. Builds
+// are cached per test process.
+func GoBinary(t testing.TB, goarch string) []byte {
+	t.Helper()
+	goBinMu.Lock()
+	defer goBinMu.Unlock()
+	if b, ok := goBins[goarch]; ok {
+		return b
+	}
+	dir, err := os.MkdirTemp("", "gobin-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	src := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(src, []byte("package main\n\nfunc main() { println(\"runsc stand-in\") }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "bin")
+	cmd := exec.Command("go", "build", "-trimpath", "-o", out, src)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+goarch, "GOFLAGS=", "GO111MODULE=off")
+	cmd.Dir = dir
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build for linux/%s: %v\n%s", goarch, err, msg)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	goBins[goarch] = b
+	return b
+}
