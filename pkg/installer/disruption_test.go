@@ -54,11 +54,13 @@ var (
 		o.Restarter, o.Verifier = nil, nil
 		return installer.Install(context.Background(), o)
 	}}
-	// binariesOnly is a run that copied the binaries and died before writing any config.
+	// binariesOnly is a run that copied some binaries and was killed while copying runsc (its temporary file stays
+	// beside the target) before writing any config.
 	binariesOnly = step{"binaries copied, killed before the config", func(t *testing.T, n *node) (installer.Result, error) {
-		for _, f := range []string{"runsc", "containerd-shim-runsc-v1", "gvisor-bin/runsc-metric-server"} {
+		for _, f := range []string{"containerd-shim-runsc-v1", "gvisor-bin/runsc-metric-server"} {
 			writeFile(t, n.h.path(binDir+"/"+f), mustReadT(t, filepath.Join(n.h.source, f)))
 		}
+		writeFile(t, n.h.path(binDir+"/.runsc.gvisor-installer-1234567"), []byte("half a runsc"))
 		return installer.Result{}, nil
 	}}
 )
@@ -97,7 +99,9 @@ var disruptionCases = []struct {
 	{name: "uninstall on a node that never had gVisor", release: "1.7", config: "configs/gardener-v2.toml", action: uninstall, restarts: 0, after: verify.NoRunsc, original: "configs/gardener-v2.toml",
 		why: "nothing to remove; the uninstall pod is Ready at once"},
 	{name: "uninstall on a half-installed node (binaries only)", release: "1.7", config: "configs/gardener-v2.toml", setup: []step{binariesOnly}, action: uninstall, restarts: 0, after: verify.NoRunsc, original: "configs/gardener-v2.toml",
-		why: "binaries go; containerd's configuration never changed"},
+		why: "binaries (and temporary files of the interrupted copy) go; containerd's configuration never changed"},
+	{name: "install on a half-installed node (binaries only)", release: "1.7", config: "configs/gardener-v2.toml", setup: []step{binariesOnly}, action: install, restarts: 1, after: verify.Runsc,
+		why: "the interrupted run is completed: its temporary file goes, runsc is registered"},
 	{name: "uninstall on a half-installed node (config written, containerd not restarted)", release: "1.7", config: "configs/gardener-v2.toml", setup: []step{installNoRestart}, action: uninstall, restarts: 1, after: verify.NoRunsc, original: "configs/gardener-v2.toml",
 		why: "config.toml changes back; restarted because the file changed, although runsc was never in effect"},
 	{name: "takeover from the old extension (its latest script, config version 2)", release: "1.7", config: "oldextension/latest-gardener-v2.toml", oldExtension: true, action: install, restarts: 0, after: verify.Runsc,
@@ -165,6 +169,11 @@ func TestNodeDisruption(t *testing.T) {
 					if h.exists(p) {
 						t.Errorf("%s left behind", p)
 					}
+				}
+			}
+			for p := range installertest.HashTree(t, h.root) {
+				if strings.Contains(p, ".gvisor-installer-") {
+					t.Errorf("temporary file %s left behind", p)
 				}
 			}
 		})

@@ -111,6 +111,9 @@ func PlanInstall(o Options) (*Plan, error) {
 	for _, a := range binActions {
 		p.Changes = append(p.Changes, Change{NodePath: o.nodePath(a.Path), Source: a.Source, Sum: a.Sum, Perm: binaries.Mode})
 	}
+	if err := o.planStaleTemps(p); err != nil {
+		return nil, err
+	}
 
 	if err := o.addIfDifferent(p, Change{NodePath: cc.RunscConfigPath, Data: runscData, Perm: 0o644, Detail: "runsc flags; read at every sandbox start, no restart"}); err != nil {
 		return nil, err

@@ -61,6 +61,9 @@ func PlanUninstall(o Options) (*Plan, error) {
 	for _, a := range bins {
 		p.Changes = append(p.Changes, Change{NodePath: o.nodePath(a.Path)})
 	}
+	if err := o.planStaleTemps(p); err != nil {
+		return nil, err
+	}
 	o.Logger.Info("planned uninstall", "step", "plan", "changes", len(p.Changes))
 	return p, nil
 }

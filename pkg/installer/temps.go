@@ -1,0 +1,33 @@
+package installer
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
+	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
+)
+
+// tempPattern matches the temporary files hostfs writes beside a target before renaming them over it.
+const tempPattern = ".*.gvisor-installer-*"
+
+// planStaleTemps adds the removal of temporary files that an interrupted run (pod killed, node rebooted mid-copy)
+// left in the directories the installer writes to. A runsc copy is ~80 MB, so left alone they pile up on the
+// node with every interrupted run; uninstall must not leave them either.
+func (o *Options) planStaleTemps(p *Plan) error {
+	dirs := []string{o.BinDir, filepath.Join(o.BinDir, binaries.SideDir), filepath.Dir(cc.ConfigPath), filepath.Dir(cc.DropInPath)}
+	var found []string
+	for _, dir := range dirs {
+		matches, err := filepath.Glob(filepath.Join(o.host(dir), tempPattern))
+		if err != nil {
+			return fmt.Errorf("looking for temporary files in %s: %w", dir, err)
+		}
+		found = append(found, matches...)
+	}
+	sort.Strings(found)
+	for _, m := range found {
+		p.Changes = append(p.Changes, Change{NodePath: o.nodePath(m), Detail: "temporary file of an interrupted run"})
+	}
+	return nil
+}
