@@ -74,6 +74,8 @@ var disruptionCases = []struct {
 	setup        []step
 	action       step
 	restarts     int
+	// before, if set, is what containerd serves over CRI before the setup: "runsc", "no runsc" or "down" (no CRI).
+	before string
 	// after is what containerd serves over CRI afterwards.
 	after verify.Expect
 	// original, if set, is the operator's config.toml that the node must have again after the action.
@@ -104,14 +106,16 @@ var disruptionCases = []struct {
 		why: "the interrupted run is completed: its temporary file goes, runsc is registered"},
 	{name: "uninstall on a half-installed node (config written, containerd not restarted)", release: "1.7", config: "configs/gardener-v2.toml", setup: []step{installNoRestart}, action: uninstall, restarts: 1, after: verify.NoRunsc, original: "configs/gardener-v2.toml",
 		why: "config.toml changes back; restarted because the file changed, although runsc was never in effect"},
-	{name: "takeover from the old extension (its latest script, config version 2)", release: "1.7", config: "oldextension/latest-gardener-v2.toml", oldExtension: true, action: install, restarts: 0, after: verify.Runsc,
+	{name: "takeover from the old extension (its latest script, config version 2)", release: "1.7", config: "oldextension/latest-gardener-v2.toml", oldExtension: true, before: "runsc", action: install, restarts: 0, after: verify.Runsc,
 		why: "its runsc table is exactly ours and is adopted as is; only binaries (and runsc.toml if flags differ) are replaced"},
-	{name: "takeover from the old extension on containerd 2.x (config version 3)", release: "2.4", config: "oldextension/latest-gardener-v3.toml", oldExtension: true, action: install, restarts: 1, after: verify.Runsc,
+	{name: "takeover from the old extension on containerd 2.x (config version 3)", release: "2.4", config: "oldextension/latest-gardener-v3.toml", oldExtension: true, before: "no runsc", action: install, restarts: 1, after: verify.Runsc,
 		why: "its tables sat under plugin IDs version 3 does not read (the node never had runsc): they go, the drop-in comes"},
-	{name: "takeover from the old extension on Debian's containerd 1.6 config", release: "1.6", config: "oldextension/latest-debian-1.6-packaged.toml", oldExtension: true, action: install, restarts: 1, after: verify.Runsc,
+	{name: "takeover from the old extension on Debian's containerd 1.6 config", release: "1.6", config: "oldextension/latest-debian-1.6-packaged.toml", oldExtension: true, before: "down", action: install, restarts: 1, after: verify.Runsc,
 		why: "runc was missing beside runsc (CRI down); runc is listed again"},
-	{name: "wrong-plugin-key repair (`plugins.cri` in a version 2 file, containerd 1.x down)", release: "1.6", config: "oldextension/early-default-1.6.toml", oldExtension: true, action: install, restarts: 1, after: verify.Runsc,
-		why: "the stale table is cut out and ours appended; containerd starts again"},
+	{name: "wrong-plugin-key repair on containerd 2.x (`plugins.cri` in a version 2 file, silently ignored: no runsc)", release: "2.4", config: "oldextension/early-default-1.7.toml", oldExtension: true, before: "no runsc", action: install, restarts: 1, after: verify.Runsc,
+		why: "the stale table is cut out and ours appended; runsc works from now on"},
+	{name: "wrong-plugin-key repair on containerd 1.x (the same file: containerd does not start)", release: "1.6", config: "oldextension/early-default-1.6.toml", oldExtension: true, before: "down", action: install, restarts: 1, after: verify.Runsc,
+		why: "same, and containerd starts again; measured with the installer run on the host root directly: while containerd is down no pod (ours included) starts on the node, which machine-controller-manager normally replaces"},
 	{name: "uninstall after a takeover", release: "1.7", config: "oldextension/latest-gardener-v2.toml", oldExtension: true, setup: []step{install}, action: uninstall, restarts: 1, after: verify.NoRunsc, original: "configs/gardener-v2.toml",
 		why: "the adopted tables are cut out: config.toml is the operator's file from before the old extension"},
 	{name: "uninstall of the old extension's state (never installed by us)", release: "1.7", config: "oldextension/latest-gardener-v2.toml", oldExtension: true, action: uninstall, restarts: 1, after: verify.NoRunsc, original: "configs/gardener-v2.toml",
@@ -136,6 +140,7 @@ func TestNodeDisruption(t *testing.T) {
 			if err := n.d.Start(context.Background()); err != nil {
 				t.Logf("containerd is down on this node before the action: %v", err)
 			}
+			checkBefore(t, n.d, tc.before)
 			n.r = &installertest.Restarter{D: n.d}
 			n.o = h.options()
 			n.o.Restarter, n.o.Verifier = n.r, verify.CRI{Socket: n.d.Socket}
@@ -195,6 +200,27 @@ func checkDisruptionTable(t *testing.T) {
 	want, err := os.ReadFile(golden)
 	if err != nil || string(want) != b.String() {
 		t.Errorf("%s is not the table of disruptionCases (run with UPDATE_SNAPSHOTS=1 and copy it into BENCHMARKS.md): %v\n%s", golden, err, b.String())
+	}
+}
+
+// checkBefore checks the node's starting point, e.g. that the old extension's state did (not) give the node runsc.
+func checkBefore(t *testing.T, d *installertest.Daemon, before string) {
+	t.Helper()
+	ctx := context.Background()
+	cri := verify.CRI{Socket: d.Socket}
+	switch before {
+	case "runsc":
+		if err := cri.Verify(ctx, verify.Runsc); err != nil {
+			t.Fatalf("before: want runsc in effect: %v", err)
+		}
+	case "no runsc":
+		if err := cri.Verify(ctx, verify.NoRunsc); err != nil {
+			t.Fatalf("before: want containerd up without runsc: %v", err)
+		}
+	case "down":
+		if err := cri.Verify(ctx, verify.Up); err == nil {
+			t.Fatalf("before: want containerd's CRI down")
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package containerdconfig
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,6 +35,22 @@ func FuzzAddRunsc(f *testing.F) {
 				t.Fatalf("Parse returned a non-refusal error: %v", err)
 			}
 			return
+		}
+		// Uninstall straight from any state (ours, another installer's, the old extension's): no runsc under any
+		// plugin ID afterwards, and every other setting as it was.
+		if direct, err := doc.RemoveRunsc(); err == nil {
+			after, err := Parse(ConfigPath, direct.Content)
+			if err != nil || after.HasAnyRunsc() {
+				t.Fatalf("RemoveRunsc on the input: %v\n%q", err, direct.Content)
+			}
+			want := deepCopy(doc.Tree)
+			for _, id := range criRuntimePluginIDs {
+				removeRunscAt(want, id)
+			}
+			// (Our own block may also hold a runc we added; that goes too.)
+			if !bytes.Contains(data, []byte(blockBegin)) && !sameSettings(direct.Content, want) {
+				t.Fatalf("RemoveRunsc changed more than runsc:\n%q\n->\n%q", data, direct.Content)
+			}
 		}
 		edit, err := doc.AddRunsc()
 		if err != nil {
