@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
 	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
 )
 
@@ -33,6 +35,9 @@ func PlanUninstall(o Options) (*Plan, error) {
 	} else {
 		doc, err := o.readContainerdConfig()
 		if err != nil {
+			return nil, err
+		}
+		if err := o.checkNoForeignDropIn(doc); err != nil {
 			return nil, err
 		}
 		content, detail, err := o.configWithoutRunsc(doc)
@@ -87,6 +92,39 @@ func (o *Options) configWithoutRunsc(doc *cc.Document) ([]byte, string, error) {
 		return nil, "", err
 	}
 	return e.Content, "runsc removed, " + string(e.Mode), nil
+}
+
+// checkNoForeignDropIn refuses an uninstall while a file that config.toml imports, other than our drop-in,
+// registers runsc: uninstall removes what gvisor-installer or the old extension wrote, never the operator's own
+// files, and without this check it would restart containerd only to find runsc still configured.
+func (o *Options) checkNoForeignDropIn(doc *cc.Document) error {
+	for _, pattern := range doc.Imports {
+		if !filepath.IsAbs(pattern) {
+			pattern = filepath.Join(filepath.Dir(cc.ConfigPath), pattern)
+		}
+		matches, err := filepath.Glob(o.host(pattern))
+		if err != nil {
+			return refusal.Wrap(cc.ConfigPath, fmt.Sprintf("import pattern %q is invalid", pattern), "fix the imports list", err)
+		}
+		for _, m := range matches {
+			if o.nodePath(m) == cc.DropInPath {
+				continue
+			}
+			data, err := os.ReadFile(m)
+			if err != nil {
+				return refusal.Wrap(o.nodePath(m), "imported by config.toml but unreadable", "fix or remove the file", err)
+			}
+			imported, err := cc.Parse(o.nodePath(m), data)
+			if err != nil {
+				return err
+			}
+			if imported.HasAnyRunsc() {
+				return refusal.New(o.nodePath(m), "registers the runsc runtime too, and uninstall removes only what gvisor-installer (or the old gVisor extension) wrote",
+					"remove the runsc tables from that file (it is the node's own configuration), or keep gVisor on this worker pool")
+			}
+		}
+	}
+	return nil
 }
 
 // Uninstall removes what Install added and restarts containerd only if its configuration changed.
