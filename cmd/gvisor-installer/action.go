@@ -47,7 +47,11 @@ func runAction(ctx context.Context, cmd string, args []string, stdout, stderr io
 	var res installer.Result
 	switch cmd {
 	case "plan":
-		p, err := installer.PlanInstall(o)
+		plan := installer.PlanInstall
+		if f.uninstall {
+			plan = installer.PlanUninstall
+		}
+		p, err := plan(o)
 		if err != nil {
 			return fail(stderr, "plan", err)
 		}

@@ -18,7 +18,7 @@ type flags struct {
 	hostRoot, source, binDir, runscConfig string
 	restart, unit, readyFile, logFormat   string
 	nodeArch                              string
-	idle                                  bool
+	idle, uninstall                       bool
 	verifyTimeout                         time.Duration
 }
 
@@ -36,6 +36,9 @@ func newFlagSet(cmd string, stderr io.Writer) (*flag.FlagSet, *flags) {
 		fs.StringVar(&f.source, "source", "/opt/gvisor", "the gVisor release: runsc, containerd-shim-runsc-v1, optional gvisor-bin/, SHA512SUMS")
 		fs.StringVar(&f.runscConfig, "runsc-config", "", "runsc.toml to install as /etc/containerd/runsc.toml ([runsc_config] flags); empty installs no flags")
 		fs.StringVar(&f.nodeArch, "node-arch", runtime.GOARCH, "architecture the release's binaries must be built for (the node's)")
+	}
+	if cmd == "plan" {
+		fs.BoolVar(&f.uninstall, "uninstall", false, "plan an uninstall instead of an install (the release flags are then ignored)")
 	}
 	if cmd == "install" || cmd == "uninstall" {
 		fs.BoolVar(&f.idle, "idle", false, "after a successful "+cmd+", write --ready-file and wait for SIGTERM/SIGINT (DaemonSet mode: pod Ready = node done)")

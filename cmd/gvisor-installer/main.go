@@ -3,7 +3,7 @@
 //
 //	gvisor-installer install   --host-root DIR --source DIR [--bin-dir PATH] [--runsc-config FILE] [--restart=systemd|none] [--idle --ready-file FILE]
 //	gvisor-installer uninstall --host-root DIR [--bin-dir PATH] [--restart=systemd|none] [--idle --ready-file FILE]
-//	gvisor-installer plan      (the flags of install: print what would change, change nothing)
+//	gvisor-installer plan      (the flags of install, or --uninstall: print what would change, change nothing)
 //	gvisor-installer ready     --ready-file FILE (readiness probe: exit 0 iff FILE exists)
 //
 // With --idle (DaemonSet mode) install and uninstall write --ready-file after succeeding and then wait for

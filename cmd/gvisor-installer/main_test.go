@@ -87,6 +87,16 @@ func TestInstallPlanReady(t *testing.T) {
 	if code != 0 || strings.TrimSpace(out) != "plan: unchanged; no containerd restart" {
 		t.Errorf("plan after install: %d %q", code, out)
 	}
+
+	installed := installertest.HashTree(t, root)
+	code, out, errOut = runCmd(context.Background(), append([]string{"plan", "--uninstall"}, flags...)...)
+	if code != 0 || !strings.Contains(out, "write /etc/containerd/config.toml (restored from backup)") || !strings.Contains(out, "remove /var/bin/containerruntimes/runsc") ||
+		!strings.HasSuffix(strings.TrimSpace(out), "changes; containerd restart") {
+		t.Errorf("plan --uninstall: %d\n%s\n%s", code, out, errOut)
+	}
+	if !reflect.DeepEqual(installed, installertest.HashTree(t, root)) {
+		t.Errorf("plan --uninstall changed the host")
+	}
 }
 
 func TestIdleBlocksUntilSignalAndIsReady(t *testing.T) {
