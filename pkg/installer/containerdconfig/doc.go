@@ -6,10 +6,15 @@
 // it must not guess about: malformed TOML, an unknown version, a disabled CRI plugin, a CRI path that is not a table.
 //
 // Edits preserve the operator's bytes where TOML allows: the runsc tables are appended as one marked block at the
-// end of the file. The whole file is rewritten (comments lost, semantics kept; the caller keeps a backup) only when
-// appending cannot express the change: an ancestor table defined inline or by dotted keys (a table header for it
-// would be invalid TOML), or an existing runsc table whose keys must change (it is adopted, never duplicated).
-// Every result is re-parsed and compared with the expected document before it is returned.
+// end of the file. An existing runsc table is adopted, never duplicated: left as is when it already says what we
+// need (the old gVisor extension's latest script wrote exactly our table), completed by appending a missing table,
+// or cut out section by section (header to last key) and appended again with its other keys when values must
+// change. runsc tables under a plugin ID that does not match the version (the old extension's `plugins.cri` in a
+// version 2 file, which stops containerd 1.x) are cut out the same way. Removal cuts our block and every runsc
+// section, so the operator's original file comes back byte for byte. The whole file is rewritten (comments lost,
+// semantics kept; the caller keeps a backup) only when cutting and appending cannot express the change: an
+// ancestor table defined inline or by dotted keys (a table header for it would be invalid TOML). Every result is
+// re-parsed and compared with the expected document before it is returned.
 //
 // Traps handled here, each verified against real containerd releases:
 //   - containerd 1.x decodes a file's `runtimes` table into a fresh map: a file that lists no runtime and gets
