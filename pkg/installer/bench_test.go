@@ -105,3 +105,41 @@ func mustRead(b *testing.B, path string) []byte {
 	}
 	return data
 }
+
+// BenchmarkUninstall measures `uninstall` on the realistic node of BenchmarkInstall (real release, Gardener-style
+// config version 3, real containerd 2.4 restarted by the test restarter and checked over CRI): "installed" removes
+// the drop-in, runsc.toml and the ~113 MB of binaries and restarts containerd; "nothing-to-do" is what the uninstall
+// DaemonSet costs on a node that is already clean (one CRI check).
+//
+//	go test ./pkg/installer -run '^$' -bench Uninstall -benchtime 5x
+func BenchmarkUninstall(b *testing.B) {
+	c := installertest.Release(b, "2.4")
+	h := newHost(b, relativeImports(readTestdata(b, "configs/gardener-v3.toml")))
+	installertest.RealRelease(b, h.source)
+	d := installertest.StartDaemon(b, c, h.path(cc.ConfigPath), h.root)
+	o := h.options()
+	o.Restarter, o.Verifier = &installertest.Restarter{D: d}, verify.CRI{Socket: d.Socket}
+	ctx := context.Background()
+	run := func(b *testing.B, installFirst bool) {
+		restarts := 0
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if installFirst {
+				b.StopTimer()
+				if _, err := installer.Install(ctx, o); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+			res, err := installer.Uninstall(ctx, o)
+			if err != nil {
+				b.Fatalf("uninstall: %v\n%s", err, h.logs)
+			}
+			restarts += res.Restarts
+		}
+		b.StopTimer()
+		b.ReportMetric(float64(restarts)/float64(b.N), "restarts/op")
+	}
+	b.Run("installed", func(b *testing.B) { run(b, true) })
+	b.Run("nothing-to-do", func(b *testing.B) { run(b, false) })
+}
