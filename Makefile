@@ -91,6 +91,7 @@ demo: build tool-control-plane
 ## start: run the controller against the seed in ./dev/kubeconfig
 .PHONY: start
 start:
+	@test -f dev/kubeconfig || { echo "dev/kubeconfig missing: put the kubeconfig of the seed (a cluster with Gardener's CRDs) there"; exit 1; }
 	go run -ldflags "$(LD_FLAGS)" ./cmd/gardener-extension-runtime-gvisor \
 	  --kubeconfig=dev/kubeconfig --leader-election=false --ignore-operation-annotation=false \
 	  --gardener-version=v1.149.3 --heartbeat-namespace=default

@@ -30,7 +30,7 @@ type ResourceManager struct {
 	done   chan error
 }
 
-// StartResourceManager starts the controllers and returns once the manager's caches are synced.
+// StartResourceManager starts the controllers and returns once the manager's caches are synced; they run until Stop.
 func StartResourceManager(ctx context.Context, cfg *rest.Config, log logr.Logger) (*ResourceManager, error) {
 	rmConfig := &resourcemanagerconfigv1alpha1.ResourceManagerConfiguration{}
 	resourcemanagerconfigv1alpha1.SetObjectDefaults_ResourceManagerConfiguration(rmConfig)
@@ -76,7 +76,9 @@ func StartResourceManager(ctx context.Context, cfg *rest.Config, log logr.Logger
 		return nil, fmt.Errorf("gardener-resource-manager: adding managedresource controller: %w", err)
 	}
 
-	runCtx, cancel := context.WithCancel(ctx)
+	// ctx bounds the start only: the controllers run until Stop, so that a caller may use a signal context to
+	// start and still rely on gardener-resource-manager while it cleans up after the signal.
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	rm := &ResourceManager{cancel: cancel, done: make(chan error, 1)}
 	go func() { rm.done <- mgr.Start(runCtx) }()
 

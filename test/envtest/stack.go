@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -36,6 +37,9 @@ type StackOptions struct {
 	ControllerOutput io.Writer
 	// Log is gardener-resource-manager's logger; the zero value discards.
 	Log logr.Logger
+	// ControllerBinary, if set, runs the controller as this binary (e.g. bin/gardener-extension-runtime-gvisor
+	// from `make build`) in a child process, logging to <Dir>/controller.log, instead of in-process.
+	ControllerBinary string
 	// WithoutResourceManager leaves gardener-resource-manager out: ManagedResources are then stored but not
 	// applied. Benchmarks use it to measure our controller without the resource manager competing for CPU.
 	WithoutResourceManager bool
@@ -50,12 +54,16 @@ type Stack struct {
 	// HealthURL and MetricsURL are the controller's health (/healthz, /readyz) and metrics (/metrics) servers.
 	HealthURL, MetricsURL string
 
+	// ControllerLog is the controller's log file when it runs as a binary.
+	ControllerLog string
+
 	rm             *ResourceManager
 	stopController context.CancelFunc
 	controllerDone chan error
 }
 
-// StartStack starts everything and waits until the controller reports ready. Only one Stack per process: the
+// StartStack starts everything and waits until the controller reports ready. ctx bounds the start; everything
+// runs until Stop. Only one Stack per process: the
 // controller-runtime controller names (containerruntime, heartbeat, managedresource...) are process-global.
 func StartStack(ctx context.Context, opts StackOptions) (_ *Stack, err error) {
 	cp, err := Start(ctx, opts.Options)
@@ -122,8 +130,26 @@ func (s *Stack) startController(ctx context.Context, opts StackOptions) error {
 		out = io.Discard
 	}
 
-	runCtx, cancel := context.WithCancel(ctx)
-	s.stopController, s.controllerDone = cancel, make(chan error, 1)
+	s.controllerDone = make(chan error, 1)
+	if opts.ControllerBinary != "" {
+		s.ControllerLog = filepath.Join(s.Dir, "controller.log")
+		p, err := startProcess("controller", s.ControllerLog, append([]string{opts.ControllerBinary}, args...)...)
+		if err != nil {
+			return err
+		}
+		s.stopController = func() { _ = p.stop() }
+		go func() {
+			<-p.done
+			if p.waitErr != nil {
+				s.controllerDone <- fmt.Errorf("%s: %w; log %s:\n%s", opts.ControllerBinary, p.waitErr, s.ControllerLog, p.logTail())
+				return
+			}
+			s.controllerDone <- nil
+		}()
+		return s.waitControllerReady(ctx)
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx)) // runs until Stop, like the resource manager
+	s.stopController = cancel
 	go func() { s.controllerDone <- app.Run(runCtx, args, out) }()
 	return s.waitControllerReady(ctx)
 }

@@ -14,10 +14,12 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
@@ -103,6 +105,10 @@ func Run(ctx context.Context, args []string, out io.Writer) error {
 	if err := o.Complete(); err != nil {
 		return fmt.Errorf("completing options: %w", err)
 	}
+	// client-go (informers, leader election) and controller-runtime log through these process-wide loggers;
+	// set them to ours so every line has the chosen level and format instead of being dropped with a warning.
+	logf.SetLogger(o.Manager.Completed().Logger)
+	klog.SetLogger(o.Manager.Completed().Logger)
 	return run(ctx, o)
 }
 

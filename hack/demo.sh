@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# make demo: the extension's main job on an embedded default, on this machine, with no cluster and no Docker.
+# Starts the local control plane (etcd, kube-apiserver, kube-controller-manager built by
+# hack/tools/control-plane.sh), installs Gardener's CRDs, runs gardener-resource-manager and our controller
+# binary (bin/gardener-extension-runtime-gvisor from `make build`), applies example/seed/cluster.yaml and
+# example/containerruntime.yaml like gardenlet, prints the RuntimeClass and DaemonSet that land in the "shoot",
+# deletes the ContainerRuntime and shuts everything down. Exits non-zero on any failure.
+# Extra arguments go to the demo program, e.g. `hack/demo.sh --containerruntimes example/containerruntimes-two-pools.yaml`
+# or `--keep` to explore with kubectl before shutting down.
+set -euo pipefail
+source "$(dirname "$0")/tools/lib.sh"
+cd "$REPO_ROOT"
+
+KUBEBUILDER_ASSETS="$(hack/tools/control-plane.sh)"
+export KUBEBUILDER_ASSETS
+controller="bin/gardener-extension-runtime-gvisor"
+if [ ! -x "$controller" ]; then
+  echo "[demo] $controller missing: run \`make build\` (or \`make demo\`, which builds it)" >&2
+  exit 1
+fi
+mkdir -p bin
+go build -o bin/demo ./test/envtest/demo
+exec bin/demo --controller-binary "$controller" "$@"
