@@ -9,6 +9,7 @@ export HELM_BIN="$(hack/tools/helm.sh)"
 export KUBEBUILDER_ASSETS="$(hack/tools/control-plane.sh)"
 export GVISOR_TEST_CONTAINERD="$(hack/tools/containerd.sh)"
 export GVISOR_TEST_GVISOR_DIR="$(hack/tools/gvisor.sh)"
+export GVISOR_TEST_DBUS_DAEMON="$(hack/tools/dbus.sh)"
 
 mkdir -p bin
 go test -run '^$' -bench "${1:-.}" -benchmem -count "${BENCH_COUNT:-5}" ./... | tee bin/bench.txt

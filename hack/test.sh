@@ -13,11 +13,14 @@ export KUBEBUILDER_ASSETS="$(hack/tools/control-plane.sh)"
 export GVISOR_TEST_CONTAINERD="$(hack/tools/containerd.sh)"
 # Directory with static runsc and containerd-shim-runsc-v1.
 export GVISOR_TEST_GVISOR_DIR="$(hack/tools/gvisor.sh)"
+# Debian's dbus-daemon: the systemd restarter test runs against a real bus.
+export GVISOR_TEST_DBUS_DAEMON="$(hack/tools/dbus.sh)"
 
 log "HELM_BIN=$HELM_BIN"
 log "KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS"
 log "GVISOR_TEST_CONTAINERD=$GVISOR_TEST_CONTAINERD"
 log "GVISOR_TEST_GVISOR_DIR=$GVISOR_TEST_GVISOR_DIR"
+log "GVISOR_TEST_DBUS_DAEMON=$GVISOR_TEST_DBUS_DAEMON"
 
 test -z "$(gofmt -l $(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $(git ls-files '*.go'); exit 1; }
 go vet ./...
