@@ -1,7 +1,10 @@
 // Command gvisor-render prints, as multi-document YAML, every object the extension puts into a shoot for the
 // ContainerRuntimes in a file: the RuntimeClass chart once and each pool's installation chart.
 //
-//	gvisor-render -f CONTAINERRUNTIME.yaml [--image-vector-overwrite FILE] [--readiness-gate]
+//	gvisor-render -f CONTAINERRUNTIME.yaml [--image-vector-overwrite FILE] [--readiness-gate] [--uninstall]
+//
+// --uninstall prints what the extension puts into the shoot while it removes gVisor from the pools instead: each
+// pool's installation DaemonSet in uninstall mode (pkg/render ShootUninstall).
 //
 // Images follow the extension's rule (see imagevector/README.md): a release build tags our images with its
 // version, any other build keeps the last released tag; IMAGEVECTOR_OVERWRITE or --image-vector-overwrite apply on

@@ -11,10 +11,12 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
 
-const usage = `Usage: gvisor-render -f CONTAINERRUNTIME.yaml [--image-vector-overwrite FILE] [--readiness-gate]
+const usage = `Usage: gvisor-render -f CONTAINERRUNTIME.yaml [--image-vector-overwrite FILE] [--readiness-gate] [--uninstall]
 
 Prints every object the extension puts into the shoot for the ContainerRuntime(s) in the file
-(one or more YAML documents of kind ContainerRuntime, type gvisor, of one shoot).
+(one or more YAML documents of kind ContainerRuntime, type gvisor, of one shoot). With --uninstall: what
+it puts there while removing gVisor from those pools instead (each pool's installation DaemonSet in
+uninstall mode; no RuntimeClass).
 
 Flags:
 `
@@ -28,6 +30,8 @@ func run(args []string, version string, stdout, stderr io.Writer) int {
 		"image vector overwrite file (Gardener's format); defaults to $"+imagevector.OverrideEnv)
 	readinessGate := fs.Bool("readiness-gate", false,
 		"render with the scheduling readiness gate on (the extension's --readiness-gate setting, docs/readiness-gate.md)")
+	uninstall := fs.Bool("uninstall", false,
+		"render the pools' uninstall mode (removal of gVisor from them: the same DaemonSets running gvisor-installer uninstall)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
@@ -46,7 +50,7 @@ func run(args []string, version string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	out, err := renderFile(*file, *overwrite, version, render.ShootOptions{ReadinessGate: *readinessGate})
+	out, err := renderFile(*file, *overwrite, version, render.ShootOptions{ReadinessGate: *readinessGate}, *uninstall)
 	if err != nil {
 		fmt.Fprintf(stderr, "gvisor-render: %v\n", err)
 		if render.IsConfigurationError(err) {
@@ -61,8 +65,9 @@ func run(args []string, version string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// renderFile renders everything for the ContainerRuntimes in file, with images for the given build version.
-func renderFile(file, overwrite, version string, opts render.ShootOptions) ([]byte, error) {
+// renderFile renders everything for the ContainerRuntimes in file, with images for the given build version, for
+// their installation or (uninstall) their removal.
+func renderFile(file, overwrite, version string, opts render.ShootOptions, uninstall bool) ([]byte, error) {
 	data, err := readInput(file)
 	if err != nil {
 		return nil, err
@@ -79,7 +84,11 @@ func renderFile(file, overwrite, version string, opts render.ShootOptions) ([]by
 	if err != nil {
 		return nil, err
 	}
-	m, err := r.Shoot(opts, crs...)
+	shoot := r.Shoot
+	if uninstall {
+		shoot = r.ShootUninstall
+	}
+	m, err := shoot(opts, crs...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}

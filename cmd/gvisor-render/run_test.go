@@ -66,6 +66,26 @@ func TestReadinessGateSnapshot(t *testing.T) {
 	}
 }
 
+// TestUninstallSnapshot: --uninstall renders each pool's DaemonSet in uninstall mode and nothing else; with
+// --readiness-gate the installer keeps what it needs to remove its node's label.
+func TestUninstallSnapshot(t *testing.T) {
+	out := snapshot(t, example, "example-uninstall.yaml", "--uninstall")
+	if n := strings.Count(out, "\nkind: "); n != 1 || !strings.Contains(out, "kind: DaemonSet") || !strings.Contains(out, "            - uninstall\n") {
+		t.Errorf("want exactly one DaemonSet running uninstall, got %d objects:\n%s", n, out)
+	}
+	for _, s := range []string{"runsc", "--source", "kind: RuntimeClass", "ConfigMap"} {
+		if strings.Contains(out, s) {
+			t.Errorf("uninstall output contains %q", s)
+		}
+	}
+	gated := snapshot(t, example, "example-uninstall-readiness-gate.yaml", "--uninstall", "--readiness-gate")
+	for _, s := range []string{"kind: ServiceAccount", "kind: ClusterRoleBinding", "- --label-node", "name: NODE_NAME"} {
+		if !strings.Contains(gated, s) {
+			t.Errorf("uninstall output with the gate lacks %q", s)
+		}
+	}
+}
+
 // snapshot renders file as a development build and compares the output with testdata/<golden>.
 func snapshot(t *testing.T, file, golden string, flags ...string) string {
 	t.Helper()

@@ -23,6 +23,42 @@ func ForContainerRuntime(cr *extensionsv1alpha1.ContainerRuntime) (InstallationV
 	if cr == nil {
 		return InstallationValues{}, fmt.Errorf("ForContainerRuntime: nil ContainerRuntime")
 	}
+	v, errs := poolValues(cr)
+	var raw []byte
+	if cr.Spec.ProviderConfig != nil {
+		raw = cr.Spec.ProviderConfig.Raw
+	}
+	cfg, err := v1alpha1.Decode(raw)
+	if err != nil {
+		errs = append(errs, asFieldErrors(err)...)
+	} else {
+		errs = append(errs, v1alpha1.Validate(cfg, v1alpha1.ProviderConfigPath)...)
+	}
+	if len(errs) > 0 {
+		return InstallationValues{}, &ConfigurationError{Errs: errs}
+	}
+	v.ConfigFlags = copyMap(cfg.ConfigFlags)
+	return v, nil
+}
+
+// ForUninstall maps a ContainerRuntime of type gvisor to the values of its pool's installation chart in
+// uninstall mode (Mode ModeUninstall), for removing gVisor from the pool: the pool's name, selector and
+// binaryPath as in ForContainerRuntime. spec.providerConfig is not read, so a providerConfig that no longer
+// decodes (an older or broken one) cannot block the removal. Set ReadinessGate as for the install.
+func ForUninstall(cr *extensionsv1alpha1.ContainerRuntime) (InstallationValues, error) {
+	if cr == nil {
+		return InstallationValues{}, fmt.Errorf("ForUninstall: nil ContainerRuntime")
+	}
+	v, errs := poolValues(cr)
+	if len(errs) > 0 {
+		return InstallationValues{}, &ConfigurationError{Errs: errs}
+	}
+	v.Mode = ModeUninstall
+	return v, nil
+}
+
+// poolValues checks and maps what locates the pool's nodes: type, pool name, binaryPath and selector.
+func poolValues(cr *extensionsv1alpha1.ContainerRuntime) (InstallationValues, field.ErrorList) {
 	var errs field.ErrorList
 	if cr.Spec.Type != Type {
 		errs = append(errs, field.NotSupported(field.NewPath("spec", "type"), cr.Spec.Type, []string{Type}))
@@ -37,29 +73,12 @@ func ForContainerRuntime(cr *extensionsv1alpha1.ContainerRuntime) (InstallationV
 		errs = append(errs, field.Required(selectorPath,
 			"the pool's node selector, for example matchLabels worker.gardener.cloud/pool: "+cr.Spec.WorkerPool.Name))
 	}
-
-	var raw []byte
-	if cr.Spec.ProviderConfig != nil {
-		raw = cr.Spec.ProviderConfig.Raw
-	}
-	cfg, err := v1alpha1.Decode(raw)
-	if err != nil {
-		errs = append(errs, asFieldErrors(err)...)
-	} else {
-		errs = append(errs, v1alpha1.Validate(cfg, v1alpha1.ProviderConfigPath)...)
-	}
-	if len(errs) > 0 {
-		return InstallationValues{}, &ConfigurationError{Errs: errs}
-	}
-
-	v := InstallationValues{
+	return InstallationValues{
 		WorkerPool:   cr.Spec.WorkerPool.Name,
 		BinaryPath:   cr.Spec.BinaryPath,
 		NodeSelector: copyMap(sel.MatchLabels),
 		NodeAffinity: nodeAffinity(sel.MatchExpressions),
-		ConfigFlags:  copyMap(cfg.ConfigFlags),
-	}
-	return v, nil
+	}, errs
 }
 
 // nodeAffinity turns label selector expressions into a required node affinity with one term: label selector

@@ -53,6 +53,8 @@ type dsParams struct {
 	nodeSelector                       map[string]string
 	affinity                           *corev1.NodeAffinity
 	tolerations                        []corev1.Toleration
+	// uninstall renders the uninstall mode: command uninstall, no release or runsc config, the mode label.
+	uninstall bool
 }
 
 func expectedDaemonSet(p dsParams) *appsv1.DaemonSet {
@@ -69,7 +71,7 @@ func expectedDaemonSet(p dsParams) *appsv1.DaemonSet {
 		tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
 	}
 	sizeLimit := resource.MustParse("1Mi")
-	return &appsv1.DaemonSet{
+	ds := &appsv1.DaemonSet{
 		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        "gvisor-installation-" + p.pool,
@@ -152,4 +154,34 @@ func expectedDaemonSet(p dsParams) *appsv1.DaemonSet {
 			},
 		},
 	}
+	if p.uninstall {
+		// Written out, not derived: the node-side contract of the uninstall mode.
+		ds.Labels = map[string]string{"app.kubernetes.io/name": "gvisor-installation", "app.kubernetes.io/instance": p.pool,
+			"gvisor.runtime.extensions.gardener.cloud/mode": "uninstall"}
+		ds.Spec.Template.Labels = map[string]string{"app.kubernetes.io/name": "gvisor-installation", "app.kubernetes.io/instance": p.pool,
+			"gvisor.runtime.extensions.gardener.cloud/mode": "uninstall"}
+		ds.Spec.Template.Annotations = nil
+		c := &ds.Spec.Template.Spec.Containers[0]
+		c.Command = []string{
+			"/gvisor-installer", "uninstall", "--host-root=/host", "--bin-dir=" + p.binaryPath,
+			"--restart=systemd", "--idle", "--ready-file=/run/gvisor-installer/ready",
+		}
+		c.VolumeMounts = []corev1.VolumeMount{
+			{Name: "bin-dir", MountPath: "/host" + p.binaryPath},
+			{Name: "containerd-config", MountPath: "/host/etc/containerd"},
+			{Name: "containerd-run", MountPath: "/host/run/containerd"},
+			{Name: "dbus", MountPath: "/host/run/dbus"},
+			{Name: "state", MountPath: "/run/gvisor-installer"},
+		}
+		ds.Spec.Template.Spec.Volumes = []corev1.Volume{
+			{Name: "bin-dir", VolumeSource: hostPath(p.binaryPath, corev1.HostPathDirectoryOrCreate)},
+			{Name: "containerd-config", VolumeSource: hostPath("/etc/containerd", corev1.HostPathDirectoryOrCreate)},
+			{Name: "containerd-run", VolumeSource: hostPath("/run/containerd", corev1.HostPathDirectory)},
+			{Name: "dbus", VolumeSource: hostPath("/run/dbus", corev1.HostPathDirectory)},
+			{Name: "state", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{
+				Medium: corev1.StorageMediumMemory, SizeLimit: &sizeLimit,
+			}}},
+		}
+	}
+	return ds
 }

@@ -63,10 +63,14 @@ func (r *Renderer) RuntimeClass(v RuntimeClassValues) (*Manifests, error) {
 	return r.render(r.runtimeClass, values)
 }
 
-// Installation renders one worker pool's installation chart.
+// Installation renders one worker pool's installation chart, in install or uninstall mode (v.Mode).
 func (r *Renderer) Installation(v InstallationValues) (*Manifests, error) {
 	if err := configurationError(validateInstallationValues(v)); err != nil {
 		return nil, err
+	}
+	if v.Mode == ModeUninstall {
+		// Uninstall writes no runsc config: the flags would only be checked against the chart's schema.
+		v.ConfigFlags = nil
 	}
 	if v.Image == "" {
 		var opts []gardenerimagevector.FindOptionFunc

@@ -48,3 +48,31 @@ func (r *Renderer) Shoot(opts ShootOptions, crs ...*extensionsv1alpha1.Container
 	}
 	return out.Append(parts...), nil
 }
+
+// ShootUninstall renders, for the given ContainerRuntimes of one shoot, each pool's installation chart in uninstall
+// mode (ForUninstall): what the pools' ManagedResources extension-runtime-gvisor-installation-<pool> hold while
+// gVisor is removed from them. The RuntimeClass chart is not part of it: it serves the shoot's other pools, and
+// the controller deletes it with the last pool. opts.ReadinessGate must be what the installs ran with (the
+// uninstall removes the node's readiness label first).
+func (r *Renderer) ShootUninstall(opts ShootOptions, crs ...*extensionsv1alpha1.ContainerRuntime) (*Manifests, error) {
+	out := &Manifests{}
+	pools := map[string]string{}
+	for _, cr := range crs {
+		values, err := ForUninstall(cr)
+		if err != nil {
+			return nil, fmt.Errorf("ContainerRuntime %s/%s: %w", cr.Namespace, cr.Name, err)
+		}
+		if other, dup := pools[values.WorkerPool]; dup {
+			return nil, fmt.Errorf("ContainerRuntime %s/%s: %w", cr.Namespace, cr.Name, &ConfigurationError{Errs: field.ErrorList{
+				field.Duplicate(workerPoolNamePath, values.WorkerPool+" (also in ContainerRuntime "+other+")")}})
+		}
+		pools[values.WorkerPool] = cr.Name
+		values.ReadinessGate = opts.ReadinessGate
+		m, err := r.Installation(values)
+		if err != nil {
+			return nil, fmt.Errorf("ContainerRuntime %s/%s: rendering the installation chart in uninstall mode: %w", cr.Namespace, cr.Name, err)
+		}
+		out = out.Append(m)
+	}
+	return out, nil
+}

@@ -27,6 +27,7 @@ type snapshotCase struct {
 	overwrite string // content of the overwrite file; empty: none
 	crs       func() []*extensionsv1alpha1.ContainerRuntime
 	opts      render.ShootOptions
+	uninstall bool // render with ShootUninstall (the pools' removal) instead of Shoot
 }
 
 func snapshotCases() []snapshotCase {
@@ -68,6 +69,12 @@ func snapshotCases() []snapshotCase {
 		{name: "readiness-gate", version: "v0.1.0-dev", opts: render.ShootOptions{ReadinessGate: true}, crs: func() []*extensionsv1alpha1.ContainerRuntime {
 			return []*extensionsv1alpha1.ContainerRuntime{containerRuntime("gvisor-b", ""), containerRuntime("gvisor-a", istio)}
 		}},
+		{name: "uninstall", version: "v0.1.0-dev", uninstall: true, crs: func() []*extensionsv1alpha1.ContainerRuntime {
+			return []*extensionsv1alpha1.ContainerRuntime{containerRuntime("gvisor", everyFlag)}
+		}},
+		{name: "uninstall-readiness-gate", version: "v0.1.0-dev", uninstall: true, opts: render.ShootOptions{ReadinessGate: true}, crs: func() []*extensionsv1alpha1.ContainerRuntime {
+			return []*extensionsv1alpha1.ContainerRuntime{containerRuntime("gvisor-b", ""), containerRuntime("gvisor-a", istio)}
+		}},
 	}
 }
 
@@ -80,7 +87,12 @@ func (c snapshotCase) render(t *testing.T) []byte {
 			t.Fatal(err)
 		}
 	}
-	m, err := newRenderer(t, c.version, overwrite).Shoot(c.opts, c.crs()...)
+	r := newRenderer(t, c.version, overwrite)
+	shoot := r.Shoot
+	if c.uninstall {
+		shoot = r.ShootUninstall
+	}
+	m, err := shoot(c.opts, c.crs()...)
 	if err != nil {
 		t.Fatal(err)
 	}

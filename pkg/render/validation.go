@@ -71,6 +71,12 @@ func validateInstallationValues(v InstallationValues) field.ErrorList {
 	errs = append(errs, validateWorkerPoolName(v.WorkerPool, field.NewPath("workerPool"))...)
 	errs = append(errs, validateBinaryPath(v.BinaryPath, field.NewPath("binaryPath"))...)
 	errs = append(errs, validateLabels(v.NodeSelector, field.NewPath("nodeSelector"))...)
-	errs = append(errs, v1alpha1.Validate(&v1alpha1.GVisorConfiguration{ConfigFlags: v.ConfigFlags}, v1alpha1.ProviderConfigPath)...)
+	switch v.Mode {
+	case "", ModeInstall:
+		errs = append(errs, v1alpha1.Validate(&v1alpha1.GVisorConfiguration{ConfigFlags: v.ConfigFlags}, v1alpha1.ProviderConfigPath)...)
+	case ModeUninstall:
+	default:
+		errs = append(errs, field.NotSupported(field.NewPath("mode"), v.Mode, []Mode{ModeInstall, ModeUninstall}))
+	}
 	return errs
 }

@@ -22,10 +22,33 @@ type RuntimeClassValues struct {
 	ReadinessGate bool `json:"readinessGate,omitempty"`
 }
 
+// Mode is what the installation DaemonSet does on each node of its pool.
+type Mode string
+
+const (
+	// ModeInstall (the default; the zero value means it too) runs `gvisor-installer install`: copy gVisor,
+	// register runsc with containerd, then idle; a Ready pod means its node can run gVisor pods.
+	ModeInstall Mode = "install"
+	// ModeUninstall runs `gvisor-installer uninstall`: unregister runsc (removing the readiness label first
+	// when the gate is on), remove what install wrote, then idle; a Ready pod means its node is clean. It
+	// renders the same DaemonSet gvisor-installation-<pool> (no runsc ConfigMap), so that replacing the
+	// content of the pool's ManagedResource with it rolls the pods from install to uninstall node by node,
+	// never both on one node.
+	ModeUninstall Mode = "uninstall"
+)
+
+// ModeLabel marks the uninstall mode's DaemonSet and its pods with the value "uninstall" (install mode renders no
+// such label, so that its output stayed what it was). It is not part of the DaemonSet's selector, which is
+// immutable and the same in both modes: select uninstall pods with the selector labels plus ModeLabel=uninstall.
+const ModeLabel = "gvisor.runtime.extensions.gardener.cloud/mode"
+
 // InstallationValues are the values of one worker pool's installation chart.
 type InstallationValues struct {
 	// WorkerPool is the pool's name (a DNS label of at most 43 characters); required.
 	WorkerPool string `json:"workerPool"`
+	// Mode is ModeInstall (also the zero value) or ModeUninstall. In uninstall mode ConfigFlags are
+	// neither validated nor rendered (uninstall needs no runsc config).
+	Mode Mode `json:"mode,omitempty"`
 	// NodeSelector are the labels of the pool's nodes (selector matchLabels).
 	// worker.gardener.cloud/cri-name: containerd is always added.
 	NodeSelector map[string]string `json:"nodeSelector,omitempty"`

@@ -9,6 +9,11 @@ app.kubernetes.io/name: gvisor-installation
 app.kubernetes.io/instance: {{ .Values.workerPool }}
 {{- end -}}
 
+{{/* Marks the uninstall mode's DaemonSet and pods (not a selector label: the selector is the same in both modes). */}}
+{{- define "gvisor-installation.modeLabel" -}}
+gvisor.runtime.extensions.gardener.cloud/mode: uninstall
+{{- end -}}
+
 {{/*
 runsc.toml: [runsc_config] and one line per flag. Go templates range over maps in sorted key order, so the same
 flags always give the same bytes and the pod's checksum annotation changes only when the content does.
