@@ -30,7 +30,7 @@ func runAction(ctx context.Context, cmd string, args []string, stdout, stderr io
 		fmt.Fprintf(stderr, "%s: --idle needs --ready-file (the readiness probe checks it)\n", cmd)
 		return 2
 	}
-	o, err := f.options(stderr)
+	o, err := f.options(cmd, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2
@@ -55,8 +55,8 @@ func runAction(ctx context.Context, cmd string, args []string, stdout, stderr io
 		if err != nil {
 			return fail(stderr, "plan", err)
 		}
-		for _, c := range p.Changes {
-			fmt.Fprintln(stdout, c.String())
+		for _, step := range p.Steps() {
+			fmt.Fprintln(stdout, step)
 		}
 		restart := "no containerd restart"
 		if p.RestartNeeded() {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -14,13 +15,15 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/restart"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/runscconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version"
 )
 
-// TestInstallationChartContract renders the real installation chart and checks it against this program: the
-// command parses with our flags, the readiness probe is our `ready`, the runsc.toml of the ConfigMap passes our
-// validation, and every node path the installer touches is mounted under --host-root (and nothing more).
+// TestInstallationChartContract renders the real installation chart, in install and uninstall mode, with the
+// readiness gate off and on, and checks it against this program: the command parses with our flags, the readiness
+// probe is our `ready`, the runsc.toml of the ConfigMap passes our validation, every node path the installer touches
+// is mounted under --host-root (and nothing more), and --label-node comes with NODE_NAME and a token.
 func TestInstallationChartContract(t *testing.T) {
 	images, err := imagevector.Load(version.Version)
 	if err != nil {
@@ -30,11 +33,23 @@ func TestInstallationChartContract(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, mode := range []render.Mode{render.ModeInstall, render.ModeUninstall} {
+		for _, gate := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/readinessGate=%v", mode, gate), func(t *testing.T) {
+				checkChartContract(t, r, mode, gate)
+			})
+		}
+	}
+}
+
+func checkChartContract(t *testing.T, r *render.Renderer, mode render.Mode, gate bool) {
 	const binDir = "/var/bin/containerruntimes"
 	m, err := r.Installation(render.InstallationValues{
-		WorkerPool:  "pool",
-		BinaryPath:  binDir,
-		ConfigFlags: map[string]string{"net-raw": "true", "debug": "true", "debug-log": "/var/log/runsc/", "platform": "systrap"},
+		WorkerPool:    "pool",
+		BinaryPath:    binDir,
+		ConfigFlags:   map[string]string{"net-raw": "true", "debug": "true", "debug-log": "/var/log/runsc/", "platform": "systrap"},
+		Mode:          mode,
+		ReadinessGate: gate,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -49,8 +64,11 @@ func TestInstallationChartContract(t *testing.T) {
 			cm = obj
 		}
 	}
-	if ds == nil || cm == nil {
-		t.Fatalf("chart rendered no DaemonSet/ConfigMap: %s", m.YAML())
+	if ds == nil {
+		t.Fatalf("chart rendered no DaemonSet: %s", m.YAML())
+	}
+	if install := mode == render.ModeInstall; install != (cm != nil) {
+		t.Fatalf("mode %s rendered ConfigMap %v: want one exactly in install mode", mode, cm != nil)
 	}
 	spec := ds.Spec.Template.Spec
 	if spec.HostPID || spec.HostIPC || spec.HostNetwork {
@@ -59,25 +77,45 @@ func TestInstallationChartContract(t *testing.T) {
 	c := spec.Containers[0]
 
 	// The command is ours and parses.
-	if len(c.Command) < 2 || c.Command[0] != "/gvisor-installer" || c.Command[1] != "install" {
-		t.Fatalf("command = %v", c.Command)
+	cmd := string(mode)
+	if len(c.Command) < 2 || c.Command[0] != "/gvisor-installer" || c.Command[1] != cmd {
+		t.Fatalf("command = %v, want /gvisor-installer %s ...", c.Command, cmd)
 	}
-	fs, f := newFlagSet("install", io.Discard)
+	fs, f := newFlagSet(cmd, io.Discard)
 	if err := fs.Parse(c.Command[2:]); err != nil || fs.NArg() != 0 {
-		t.Fatalf("chart's install flags do not parse: %v %v", err, fs.Args())
+		t.Fatalf("chart's %s flags do not parse: %v %v", cmd, err, fs.Args())
 	}
-	if !f.idle || f.readyFile == "" || f.restart != "systemd" || f.binDir != binDir || f.runscConfig == "" {
+	if !f.idle || f.readyFile == "" || f.restart != "systemd" || f.binDir != binDir || f.hostRoot != "/host" {
 		t.Errorf("chart does not run the DaemonSet mode of the contract: %+v", f)
+	}
+	if mode == render.ModeInstall && (f.runscConfig == "" || f.source != "/opt/gvisor") {
+		t.Errorf("install without the release or runsc config: %+v", f)
 	}
 	probe := c.ReadinessProbe.Exec.Command
 	if len(probe) != 3 || probe[0] != "/gvisor-installer" || probe[1] != "ready" || probe[2] != "--ready-file="+f.readyFile {
 		t.Errorf("readiness probe %v does not check %s", probe, f.readyFile)
 	}
 
+	// --label-node exactly with the gate, and then with what it needs: NODE_NAME from the downward API and a token.
+	if f.labelNode != gate {
+		t.Errorf("--label-node = %v with readinessGate %v", f.labelNode, gate)
+	}
+	if gate {
+		if len(c.Env) != 1 || c.Env[0].Name != nodelabel.NodeNameEnv || c.Env[0].ValueFrom == nil || c.Env[0].ValueFrom.FieldRef == nil ||
+			c.Env[0].ValueFrom.FieldRef.FieldPath != "spec.nodeName" {
+			t.Errorf("env %+v: want %s from spec.nodeName", c.Env, nodelabel.NodeNameEnv)
+		}
+		if spec.ServiceAccountName == "" || spec.AutomountServiceAccountToken == nil || !*spec.AutomountServiceAccountToken {
+			t.Errorf("no service account token for --label-node: %q %v", spec.ServiceAccountName, spec.AutomountServiceAccountToken)
+		}
+	}
+
 	// runsc.toml as rendered passes our validation with the flags sorted.
-	flags, err := runscconfig.Validate("runsc.toml", []byte(cm.Data["runsc.toml"]))
-	if err != nil || strings.Join(flags, ",") != "debug,debug-log,net-raw,platform" {
-		t.Errorf("ConfigMap runsc.toml: %v %v\n%s", flags, err, cm.Data["runsc.toml"])
+	if cm != nil {
+		flags, err := runscconfig.Validate("runsc.toml", []byte(cm.Data["runsc.toml"]))
+		if err != nil || strings.Join(flags, ",") != "debug,debug-log,net-raw,platform" {
+			t.Errorf("ConfigMap runsc.toml: %v %v\n%s", flags, err, cm.Data["runsc.toml"])
+		}
 	}
 
 	// Every node path we touch is under a mount below --host-root; the config and ready file too.
@@ -91,9 +129,12 @@ func TestInstallationChartContract(t *testing.T) {
 		}
 	}
 	for _, p := range []string{f.runscConfig, f.readyFile} {
-		if !mounts[filepath.Dir(p)] {
+		if p != "" && !mounts[filepath.Dir(p)] {
 			t.Errorf("%s is not on a volume mount", p)
 		}
+	}
+	if mode == render.ModeUninstall && len(c.VolumeMounts) != 5 {
+		t.Errorf("uninstall mounts %d volumes, want the 4 host paths and the ready file's emptyDir: %+v", len(c.VolumeMounts), c.VolumeMounts)
 	}
 	for _, vm := range c.VolumeMounts {
 		if vm.MountPath == f.hostRoot || vm.MountPath == f.hostRoot+"/" {

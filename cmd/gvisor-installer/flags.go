@@ -11,6 +11,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/restart"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version"
 )
 
@@ -18,7 +19,7 @@ type flags struct {
 	hostRoot, source, binDir, runscConfig string
 	restart, unit, readyFile, logFormat   string
 	nodeArch                              string
-	idle, uninstall                       bool
+	idle, uninstall, labelNode            bool
 	verifyTimeout                         time.Duration
 }
 
@@ -40,6 +41,9 @@ func newFlagSet(cmd string, stderr io.Writer) (*flag.FlagSet, *flags) {
 	if cmd == "plan" {
 		fs.BoolVar(&f.uninstall, "uninstall", false, "plan an uninstall instead of an install (the release flags are then ignored)")
 	}
+	fs.BoolVar(&f.labelNode, "label-node", false, "scheduling readiness gate (docs/readiness-gate.md): install sets the label "+
+		nodelabel.Key+"="+nodelabel.Value+" on this node ($"+nodelabel.NodeNameEnv+") after runsc is verified, uninstall removes it before unregistering runsc; "+
+		"uses the pod's service account token")
 	if cmd == "install" || cmd == "uninstall" {
 		fs.BoolVar(&f.idle, "idle", false, "after a successful "+cmd+", write --ready-file and wait for SIGTERM/SIGINT (DaemonSet mode: pod Ready = node done)")
 		fs.StringVar(&f.readyFile, "ready-file", "", "marker file written after a successful "+cmd+"; `gvisor-installer ready` checks it")
@@ -47,7 +51,8 @@ func newFlagSet(cmd string, stderr io.Writer) (*flag.FlagSet, *flags) {
 	return fs, f
 }
 
-func (f *flags) options(stderr io.Writer) (installer.Options, error) {
+// options builds the run's options; errors are usage errors (nothing on the host changed yet).
+func (f *flags) options(cmd string, stderr io.Writer) (installer.Options, error) {
 	var h slog.Handler
 	switch f.logFormat {
 	case "text":
@@ -74,7 +79,34 @@ func (f *flags) options(stderr io.Writer) (installer.Options, error) {
 	default:
 		return installer.Options{}, fmt.Errorf("--restart must be systemd or none, got %q", f.restart)
 	}
+	if f.labelNode {
+		label, err := f.nodeLabel(cmd)
+		if err != nil {
+			return installer.Options{}, err
+		}
+		o.NodeLabel = label
+	}
 	return o, nil
+}
+
+// nodeLabel reads the node name and, except for plan (which sends nothing), the pod's service account before the
+// run starts, so a pod without them fails before touching the node.
+func (f *flags) nodeLabel(cmd string) (*installer.NodeLabel, error) {
+	if cmd == "install" && f.restart == "none" {
+		return nil, fmt.Errorf("--label-node needs --restart=systemd: the label says runsc works, which the installer only knows after verifying containerd over CRI")
+	}
+	name, err := nodelabel.NodeNameFromEnv()
+	if err != nil {
+		return nil, fmt.Errorf("--label-node: %w", err)
+	}
+	label := &installer.NodeLabel{NodeName: name}
+	if cmd == "plan" {
+		return label, nil
+	}
+	if label.Client, err = nodelabel.InClusterClient(); err != nil {
+		return nil, fmt.Errorf("--label-node: %w", err)
+	}
+	return label, nil
 }
 
 func versionString() string { return "gvisor-installer " + version.Version }

@@ -1,13 +1,17 @@
 // Command gvisor-installer puts gVisor on a node and registers runsc with containerd; it is the program of the
 // installation DaemonSet (see package pkg/installer for what it guarantees).
 //
-//	gvisor-installer install   --host-root DIR --source DIR [--bin-dir PATH] [--runsc-config FILE] [--restart=systemd|none] [--idle --ready-file FILE]
-//	gvisor-installer uninstall --host-root DIR [--bin-dir PATH] [--restart=systemd|none] [--idle --ready-file FILE]
+//	gvisor-installer install   --host-root DIR --source DIR [--bin-dir PATH] [--runsc-config FILE] [--restart=systemd|none] [--idle --ready-file FILE] [--label-node]
+//	gvisor-installer uninstall --host-root DIR [--bin-dir PATH] [--restart=systemd|none] [--idle --ready-file FILE] [--label-node]
 //	gvisor-installer plan      (the flags of install, or --uninstall: print what would change, change nothing)
 //	gvisor-installer ready     --ready-file FILE (readiness probe: exit 0 iff FILE exists)
 //
 // With --idle (DaemonSet mode) install and uninstall write --ready-file after succeeding and then wait for
 // SIGTERM/SIGINT, so the pod is Ready exactly when this node is done; a failure exits (the kubelet retries).
+//
+// --label-node (the scheduling readiness gate, docs/readiness-gate.md) labels the node named by $NODE_NAME with the
+// pod's service account once runsc is verified (a failure to label fails the install), and uninstall removes the
+// label before it unregisters runsc.
 //
 // Exit codes: 0 success, 1 failure while acting (containerd config rolled back if it was the cause),
 // 2 refusal or usage error (nothing on the host changed).

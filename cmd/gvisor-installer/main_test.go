@@ -276,3 +276,65 @@ func TestWrongArchitectureImageRefused(t *testing.T) {
 		t.Errorf("ready although the install was refused")
 	}
 }
+
+// TestLabelNodePreconditions: --label-node needs the node name, the pod's service account and (install) the CRI
+// verification of --restart=systemd. Without them the command is a usage error (exit 2) before anything on the
+// node changes, naming what is missing and how to provide it.
+func TestLabelNodePreconditions(t *testing.T) {
+	root, flags := node(t)
+	systemd := append([]string{}, flags...)
+	systemd[len(systemd)-1] = "--restart=systemd"
+	uninstallFlags := []string{"--host-root=" + root, "--restart=systemd"}
+	t.Setenv("KUBERNETES_SERVICE_HOST", "") // not in a cluster, whatever runs the test
+	for _, tc := range []struct {
+		name, nodeName string
+		args           []string
+		want           string
+	}{
+		{"install without NODE_NAME", "", append([]string{"install", "--label-node"}, systemd...), "NODE_NAME is not set: the installation pod must set it from the downward API"},
+		{"uninstall without NODE_NAME", "", append([]string{"uninstall", "--label-node"}, uninstallFlags...), "NODE_NAME is not set"},
+		{"plan without NODE_NAME", "", append([]string{"plan", "--label-node"}, flags...), "NODE_NAME is not set"},
+		{"install outside the cluster", "node-a", append([]string{"install", "--label-node"}, systemd...), "no in-cluster API server"},
+		{"uninstall outside the cluster", "node-a", append([]string{"uninstall", "--label-node"}, uninstallFlags...), "is the gate switched on in the extension, so that the installation pod mounts it?"},
+		{"install with --restart=none", "node-a", append([]string{"install", "--label-node"}, flags...), "--label-node needs --restart=systemd"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("NODE_NAME", tc.nodeName)
+			ready := filepath.Join(t.TempDir(), "ready")
+			before := installertest.HashTree(t, root)
+			args := tc.args
+			if args[0] != "plan" {
+				args = append(args, "--ready-file="+ready)
+			}
+			code, out, errOut := runCmd(context.Background(), args...)
+			if code != 2 || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d, want 2 saying %q:\n%s\n%s", code, tc.want, out, errOut)
+			}
+			if !reflect.DeepEqual(before, installertest.HashTree(t, root)) {
+				t.Errorf("the node changed")
+			}
+			if _, err := os.Stat(ready); err == nil {
+				t.Errorf("ready file written")
+			}
+		})
+	}
+}
+
+// TestPlanShowsLabelStep: plan lists the readiness label step where the run takes it (after the install's
+// changes, before the uninstall's), without contacting the API server.
+func TestPlanShowsLabelStep(t *testing.T) {
+	_, flags := node(t)
+	t.Setenv("NODE_NAME", "node-a")
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	code, out, errOut := runCmd(context.Background(), append([]string{"plan", "--label-node"}, flags...)...)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	const set = "label node node-a gvisor.runtime.extensions.gardener.cloud/ready=true (after runsc is verified over CRI; idempotent)"
+	if code != 0 || len(lines) < 3 || lines[len(lines)-2] != set || !strings.HasPrefix(lines[len(lines)-1], "plan: ") {
+		t.Errorf("plan --label-node: exit %d, want the label step after the changes:\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = runCmd(context.Background(), append([]string{"plan", "--uninstall", "--label-node"}, flags...)...)
+	const unset = "unlabel node node-a gvisor.runtime.extensions.gardener.cloud/ready (before runsc is unregistered; idempotent)"
+	if lines := strings.Split(out, "\n"); code != 0 || lines[0] != unset {
+		t.Errorf("plan --uninstall --label-node: exit %d, want the label step first:\n%s\n%s", code, out, errOut)
+	}
+}

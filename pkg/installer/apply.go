@@ -24,6 +24,8 @@ type Result struct {
 	Restarts int
 	// RolledBack is true when containerd's previous configuration was restored.
 	RolledBack bool
+	// Label says what happened to the node's readiness label (--label-node); empty: nothing.
+	Label string
 }
 
 // Summary is the one line the command prints at the end of a successful run.
@@ -49,17 +51,28 @@ func (r Result) summary(prefix string) string {
 	if r.RolledBack {
 		s += "; previous containerd config restored"
 	}
+	if r.Label != "" {
+		s += "; " + r.Label
+	}
 	return s
 }
 
-// Install verifies, plans and applies; see the package doc.
+// Install verifies, plans and applies; see the package doc. With NodeLabel it then labels the node (a failure to
+// label fails the install, with runsc left installed).
 func Install(ctx context.Context, o Options) (Result, error) {
+	if err := o.checkNodeLabel(true); err != nil {
+		return Result{Action: "install"}, err
+	}
 	p, err := PlanInstall(o)
 	if err != nil {
 		return Result{Action: "install"}, err
 	}
 	_ = o.validate(true) // PlanInstall validated a copy; apply the same defaults here
-	return o.apply(ctx, p, "install", verify.Runsc)
+	res, err := o.apply(ctx, p, "install", verify.Runsc)
+	if err != nil {
+		return res, err
+	}
+	return res, o.setNodeLabel(ctx, &res)
 }
 
 // apply writes the plan, then restarts and verifies containerd when its configuration changed, rolling back on

@@ -35,6 +35,9 @@ type Options struct {
 	VerifyInterval time.Duration
 	// Logger gets one line per step.
 	Logger *slog.Logger
+	// NodeLabel, if set, sets the node's readiness label after a verified install and removes it before an
+	// uninstall (--label-node; see NodeLabel).
+	NodeLabel *NodeLabel
 }
 
 func (o *Options) validate(needSource bool) error {

@@ -57,6 +57,26 @@ type Plan struct {
 	Changes []Change
 	// BinDir is the bin dir's host path; sidecar directory cleanup happens there.
 	binDir string
+	// label is the readiness label step (--label-node), empty without; labelFirst runs it before the changes
+	// (uninstall) instead of after them (install).
+	label      string
+	labelFirst bool
+}
+
+// Steps describes every step of the run in its order: the changes on the node and the readiness label's.
+func (p *Plan) Steps() []string {
+	var steps []string
+	for _, c := range p.Changes {
+		steps = append(steps, c.String())
+	}
+	switch {
+	case p.label == "":
+	case p.labelFirst:
+		steps = append([]string{p.label}, steps...)
+	default:
+		steps = append(steps, p.label)
+	}
+	return steps
 }
 
 // RestartNeeded reports whether containerd's configuration changes.
@@ -151,6 +171,7 @@ func PlanInstall(o Options) (*Plan, error) {
 			Change{NodePath: BackupPath, Data: doc.Raw, Perm: perm, Detail: "backup of config.toml before the edit"},
 			Change{NodePath: cc.ConfigPath, Data: edit.Content, Perm: perm, Detail: editDetail(edit), Containerd: true, Previous: doc.Raw})
 	}
+	p.label = o.labelStep(true)
 	return p, nil
 }
 

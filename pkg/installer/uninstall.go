@@ -69,6 +69,7 @@ func PlanUninstall(o Options) (*Plan, error) {
 	if err := o.planStaleTemps(p); err != nil {
 		return nil, err
 	}
+	p.label, p.labelFirst = o.labelStep(false), true
 	o.Logger.Info("planned uninstall", "step", "plan", "changes", len(p.Changes))
 	return p, nil
 }
@@ -127,14 +128,23 @@ func (o *Options) checkNoForeignDropIn(doc *cc.Document) error {
 	return nil
 }
 
-// Uninstall removes what Install added and restarts containerd only if its configuration changed.
+// Uninstall removes what Install added and restarts containerd only if its configuration changed. With NodeLabel
+// it first (after planning, so a refusal leaves label and node as they were) removes the node's readiness label.
 func Uninstall(ctx context.Context, o Options) (Result, error) {
+	if err := o.checkNodeLabel(false); err != nil {
+		return Result{Action: "uninstall"}, err
+	}
 	p, err := PlanUninstall(o)
 	if err != nil {
 		return Result{Action: "uninstall"}, err
 	}
 	_ = o.validate(false)
+	var unlabelled Result
+	if err := o.removeNodeLabel(ctx, &unlabelled); err != nil {
+		return Result{Action: "uninstall"}, err
+	}
 	res, err := o.apply(ctx, p, "uninstall", verify.NoRunsc)
+	res.Label = unlabelled.Label
 	if err != nil {
 		return res, err
 	}
