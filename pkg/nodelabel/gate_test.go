@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -17,16 +16,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel/nodelabeltest"
 )
 
 const (
-	policyName = "gvisor-node-ready-label"
-	poolLabel  = "worker.gardener.cloud/pool"
 	// Denial messages of the rendered ValidatingAdmissionPolicy (charts/internal/gvisor).
 	denyOtherNode  = "may only label their own node (node-a), not node node-b"
 	denyNoNode     = "this token names none"
@@ -40,6 +35,7 @@ const (
 // pod that the rendered DaemonSet would put on node.
 type installer struct {
 	pool, node string
+	cfg        *rest.Config
 	nodes      kubernetes.Interface // as the service account, token bound to the pod on node
 	label      rest.Interface       // the same, built by nodelabel.NewClient as the installer does
 }
@@ -52,13 +48,13 @@ func TestReadinessGateOnRealAPIServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
-	applyRendered(ctx, t, s, "pool-a", "pool-b")
+	s.ApplyRendered(ctx, t, "pool-a", "pool-b")
 	for _, n := range []string{"node-a", "node-b"} {
 		createNode(ctx, t, s, n)
 	}
 	a := startInstaller(ctx, t, s, "pool-a", "node-a")
 	b := startInstaller(ctx, t, s, "pool-b", "node-b")
-	waitForPolicy(ctx, t, a)
+	nodelabeltest.WaitForPolicy(ctx, t, a.cfg, a.node)
 
 	t.Run("token carries the node name", func(t *testing.T) {
 		// What the policy relies on: kube-apiserver puts the bound pod's node into the token's user extra
@@ -108,7 +104,7 @@ func TestReadinessGateOnRealAPIServer(t *testing.T) {
 
 	t.Run("node without any labels", func(t *testing.T) {
 		// metadata.labels absent before Set and after Remove: the policy must treat it as an empty map.
-		if _, err := s.admin.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-bare"}}, metav1.CreateOptions{}); err != nil {
+		if _, err := s.Admin.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-bare"}}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		bare := startInstaller(ctx, t, s, "pool-a", "node-bare")
@@ -165,8 +161,8 @@ func TestReadinessGateOnRealAPIServer(t *testing.T) {
 	}{
 		{"another label", "node-a", types.MergePatchType, `{"metadata":{"labels":{"example.com/x":"y"}}}`, denyOtherLabel},
 		{"our label and another", "node-a", types.MergePatchType, fmt.Sprintf(`{"metadata":{"labels":{%q:"true","example.com/x":"y"}}}`, nodelabel.Key), denyOtherLabel},
-		{"change a pool label", "node-a", types.MergePatchType, `{"metadata":{"labels":{"` + poolLabel + `":"pool-b"}}}`, denyOtherLabel},
-		{"remove a pool label", "node-a", types.MergePatchType, `{"metadata":{"labels":{"` + poolLabel + `":null}}}`, denyOtherLabel},
+		{"change a pool label", "node-a", types.MergePatchType, `{"metadata":{"labels":{"` + nodelabeltest.PoolLabel + `":"pool-b"}}}`, denyOtherLabel},
+		{"remove a pool label", "node-a", types.MergePatchType, `{"metadata":{"labels":{"` + nodelabeltest.PoolLabel + `":null}}}`, denyOtherLabel},
 		{"replace all labels by ours", "node-a", types.JSONPatchType, fmt.Sprintf(`[{"op":"replace","path":"/metadata/labels","value":{%q:"true"}}]`, nodelabel.Key), denyOtherLabel},
 		{"our label with another value", "node-a", types.MergePatchType, fmt.Sprintf(`{"metadata":{"labels":{%q:"false"}}}`, nodelabel.Key), denyValue},
 		{"remove the taints", "node-a", types.StrategicMergePatchType, `{"spec":{"taints":null}}`, denyRest},
@@ -201,7 +197,7 @@ func TestReadinessGateOnRealAPIServer(t *testing.T) {
 	})
 
 	t.Run("denied: token not bound to a pod", func(t *testing.T) {
-		unbound, err := nodelabel.NewClient(s.tokenConfig(s.requestToken(ctx, t, "gvisor-installation-pool-a", nil)))
+		unbound, err := nodelabel.NewClient(s.TokenConfig(s.RequestToken(ctx, t, "gvisor-installation-pool-a", nil)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -214,7 +210,7 @@ func TestReadinessGateOnRealAPIServer(t *testing.T) {
 		var err error
 		waitFor(ctx, t, "the broader role to take effect", func() bool {
 			err = a.nodes.CoreV1().Nodes().Delete(ctx, "node-a", metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
-			return err != nil && strings.Contains(err.Error(), policyName)
+			return err != nil && strings.Contains(err.Error(), nodelabeltest.PolicyName)
 		})
 		assertDenied(t, err, denyOperation)
 		_, err = a.nodes.CoreV1().Nodes().Patch(ctx, "node-a", types.MergePatchType, []byte(`{"status":{"phase":"Terminated"}}`), metav1.PatchOptions{}, "status")
@@ -235,81 +231,23 @@ func TestReadinessGateOnRealAPIServer(t *testing.T) {
 
 	t.Run("others are not restricted", func(t *testing.T) {
 		// The policy matches only the installers: an admin (and kubelet, the machine controller...) label as before.
-		_, err := s.admin.CoreV1().Nodes().Patch(ctx, "node-a", types.MergePatchType, []byte(`{"metadata":{"labels":{"example.com/admin":"yes"}}}`), metav1.PatchOptions{})
+		_, err := s.Admin.CoreV1().Nodes().Patch(ctx, "node-a", types.MergePatchType, []byte(`{"metadata":{"labels":{"example.com/admin":"yes"}}}`), metav1.PatchOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 	})
 }
 
-// applyRendered creates every object pkg/render renders with the readiness gate on, as gardener-resource-manager
-// would in a shoot: the RuntimeClass chart once and one installation chart per pool.
-func applyRendered(ctx context.Context, t *testing.T, s *apiServer, pools ...string) {
-	t.Helper()
-	images, err := imagevector.ForVersion("v0.0.0-dev")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := render.New(images)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := r.RuntimeClass(render.RuntimeClassValues{ReadinessGate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, pool := range pools {
-		inst, err := r.Installation(render.InstallationValues{
-			WorkerPool: pool, BinaryPath: "/var/bin/containerruntimes", ReadinessGate: true,
-			NodeSelector: map[string]string{poolLabel: pool},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m = m.Append(inst)
-	}
-	c, err := client.New(s.cfg, client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, obj := range m.Objects() {
-		if err := c.Create(ctx, obj); err != nil {
-			t.Fatalf("creating rendered %s %s: %v", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
-		}
-	}
-}
-
+// createNode creates node-x of pool-x.
 func createNode(ctx context.Context, t *testing.T, s *apiServer, name string) {
 	t.Helper()
-	pool := "pool-" + strings.TrimPrefix(name, "node-")
-	node := &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
-			poolLabel: pool, "worker.gardener.cloud/cri-name": "containerd", "containerruntime.worker.gardener.cloud/gvisor": "true",
-		}},
-		Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: "example.com/dedicated", Value: "gvisor", Effect: corev1.TaintEffectNoSchedule}}},
-	}
-	if _, err := s.admin.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	s.CreateNode(ctx, t, name, "pool-"+strings.TrimPrefix(name, "node-"))
 }
 
-// startInstaller creates the pod the pool's rendered DaemonSet runs on node (as the DaemonSet controller and
-// scheduler would) and returns a client with the pod-bound token kubelet would mount into it.
+// startInstaller returns the clients the installer in the pool's rendered pod on node has (nodelabeltest.StartInstaller).
 func startInstaller(ctx context.Context, t *testing.T, s *apiServer, pool, node string) *installer {
 	t.Helper()
-	ds, err := s.admin.AppsV1().DaemonSets("kube-system").Get(ctx, "gvisor-installation-"+pool, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pod := podFor(ds, node)
-	pod, err = s.admin.CoreV1().Pods("kube-system").Create(ctx, pod, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("creating the installation pod from the rendered DaemonSet: %v", err)
-	}
-	if !hasTokenVolume(pod) {
-		t.Errorf("pod %s has no service account token volume: the installer could not authenticate", pod.Name)
-	}
-	cfg := s.tokenConfig(s.requestToken(ctx, t, pod.Spec.ServiceAccountName, pod))
+	cfg := s.StartInstaller(ctx, t, pool, node)
 	c, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -318,48 +256,7 @@ func startInstaller(ctx context.Context, t *testing.T, s *apiServer, pool, node 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &installer{pool: pool, node: node, nodes: c, label: label}
-}
-
-func podFor(ds *appsv1.DaemonSet, node string) *corev1.Pod {
-	spec := *ds.Spec.Template.Spec.DeepCopy()
-	spec.NodeName = node
-	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: ds.Name + "-", Namespace: ds.Namespace, Labels: ds.Spec.Template.Labels},
-		Spec:       spec,
-	}
-}
-
-// hasTokenVolume reports whether the ServiceAccount admission plugin gave the pod the projected token volume that
-// kubelet fills.
-func hasTokenVolume(pod *corev1.Pod) bool {
-	for _, v := range pod.Spec.Volumes {
-		if v.Projected == nil {
-			continue
-		}
-		for _, src := range v.Projected.Sources {
-			if src.ServiceAccountToken != nil {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// waitForPolicy waits until kube-apiserver enforces the freshly created policy and RBAC (both are loaded through
-// informers): a dry-run patch of another label must be denied by the policy. Dry run goes through admission but
-// never changes the node.
-func waitForPolicy(ctx context.Context, t *testing.T, in *installer) {
-	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		_, last = in.nodes.CoreV1().Nodes().Patch(ctx, in.node, types.MergePatchType, []byte(`{"metadata":{"labels":{"probe":"x"}}}`),
-			metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}})
-		return last != nil && strings.Contains(last.Error(), policyName), nil
-	})
-	if err != nil {
-		t.Fatalf("the ValidatingAdmissionPolicy never took effect; last answer to a dry-run patch: %v", last)
-	}
+	return &installer{pool: pool, node: node, cfg: cfg, nodes: c, label: label}
 }
 
 func waitFor(ctx context.Context, t *testing.T, what string, cond func() bool) {
@@ -379,7 +276,7 @@ func grantMore(ctx context.Context, t *testing.T, s *apiServer, sa string) {
 		ObjectMeta: metav1.ObjectMeta{Name: "too-broad"},
 		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"nodes", "nodes/status"}, Verbs: []string{"*"}}},
 	}
-	if _, err := s.admin.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
+	if _, err := s.Admin.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	binding := &rbacv1.ClusterRoleBinding{
@@ -387,14 +284,14 @@ func grantMore(ctx context.Context, t *testing.T, s *apiServer, sa string) {
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: "kube-system"}},
 	}
-	if _, err := s.admin.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+	if _, err := s.Admin.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func getNode(ctx context.Context, t *testing.T, s *apiServer, name string) *corev1.Node {
 	t.Helper()
-	n, err := s.admin.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	n, err := s.Admin.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,8 +301,8 @@ func getNode(ctx context.Context, t *testing.T, s *apiServer, name string) *core
 // assertDenied expects a Forbidden error from the readiness gate's admission policy with the given message.
 func assertDenied(t *testing.T, err error, want string) {
 	t.Helper()
-	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "ValidatingAdmissionPolicy '"+policyName+"'") || !strings.Contains(err.Error(), want) {
-		t.Errorf("error = %v, want a denial by ValidatingAdmissionPolicy %s containing %q", err, policyName, want)
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "ValidatingAdmissionPolicy '"+nodelabeltest.PolicyName+"'") || !strings.Contains(err.Error(), want) {
+		t.Errorf("error = %v, want a denial by ValidatingAdmissionPolicy %s containing %q", err, nodelabeltest.PolicyName, want)
 	}
 }
 
