@@ -7,6 +7,9 @@
 // in effect, and restores the previous configuration (restarting again) when containerd does not come back
 // healthy within a bounded time. A second run with the same input changes nothing and restarts nothing.
 //
+// With Options.NodeLabel (--label-node, the opt-in scheduling readiness gate) Install labels the node once runsc is
+// verified, and Uninstall removes the label before it unregisters runsc (see NodeLabel).
+//
 // Subpackages do one job each: containerdconfig (TOML editor), binaries (release verification and copy),
 // runscconfig (runsc.toml validation), restart (systemd D-Bus), verify (CRI), hostfs (atomic writes),
 // refusal (the error type of refusals).

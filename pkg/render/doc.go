@@ -10,6 +10,11 @@
 // for both charts together, with RuntimeClassValues.ReadinessGate and InstallationValues.ReadinessGate or with
 // ShootOptions.ReadinessGate; off, the output is exactly what it was before the gate existed.
 //
+// The installation chart has two modes (InstallationValues.Mode): install (the default) and uninstall, which
+// renders the same DaemonSet running `gvisor-installer uninstall`, for removing gVisor from a pool: the controller
+// replaces the content of the pool's ManagedResource with ForUninstall's rendering, the pods roll node by node from
+// install to uninstall, and a Ready uninstall pod (label ModeLabel=uninstall) means its node is clean.
+//
 // Errors caused by user input (the ContainerRuntime's worker pool, binaryPath, selector or providerConfig)
 // are *ConfigurationError values. They implement Gardener's error coder interface
 // (github.com/gardener/gardener/pkg/api/core/v1beta1/helper.Coder) with the code ERR_CONFIGURATION_PROBLEM,

@@ -27,18 +27,16 @@ func (r *Renderer) Shoot(opts ShootOptions, crs ...*extensionsv1alpha1.Container
 	if err != nil {
 		return nil, fmt.Errorf("rendering the RuntimeClass chart: %w", err)
 	}
-	pools := map[string]string{}
+	pools := poolOwners{}
 	var parts []*Manifests
 	for _, cr := range crs {
 		values, err := ForContainerRuntime(cr)
 		if err != nil {
 			return nil, fmt.Errorf("ContainerRuntime %s/%s: %w", cr.Namespace, cr.Name, err)
 		}
-		if other, dup := pools[values.WorkerPool]; dup {
-			return nil, fmt.Errorf("ContainerRuntime %s/%s: %w", cr.Namespace, cr.Name, &ConfigurationError{Errs: field.ErrorList{
-				field.Duplicate(workerPoolNamePath, values.WorkerPool+" (also in ContainerRuntime "+other+")")}})
+		if err := pools.add(cr, values.WorkerPool); err != nil {
+			return nil, err
 		}
-		pools[values.WorkerPool] = cr.Name
 		values.ReadinessGate = opts.ReadinessGate
 		m, err := r.Installation(values)
 		if err != nil {
@@ -56,17 +54,15 @@ func (r *Renderer) Shoot(opts ShootOptions, crs ...*extensionsv1alpha1.Container
 // uninstall removes the node's readiness label first).
 func (r *Renderer) ShootUninstall(opts ShootOptions, crs ...*extensionsv1alpha1.ContainerRuntime) (*Manifests, error) {
 	out := &Manifests{}
-	pools := map[string]string{}
+	pools := poolOwners{}
 	for _, cr := range crs {
 		values, err := ForUninstall(cr)
 		if err != nil {
 			return nil, fmt.Errorf("ContainerRuntime %s/%s: %w", cr.Namespace, cr.Name, err)
 		}
-		if other, dup := pools[values.WorkerPool]; dup {
-			return nil, fmt.Errorf("ContainerRuntime %s/%s: %w", cr.Namespace, cr.Name, &ConfigurationError{Errs: field.ErrorList{
-				field.Duplicate(workerPoolNamePath, values.WorkerPool+" (also in ContainerRuntime "+other+")")}})
+		if err := pools.add(cr, values.WorkerPool); err != nil {
+			return nil, err
 		}
-		pools[values.WorkerPool] = cr.Name
 		values.ReadinessGate = opts.ReadinessGate
 		m, err := r.Installation(values)
 		if err != nil {
@@ -75,4 +71,17 @@ func (r *Renderer) ShootUninstall(opts ShootOptions, crs ...*extensionsv1alpha1.
 		out = out.Append(m)
 	}
 	return out, nil
+}
+
+// poolOwners maps each worker pool to the ContainerRuntime that names it: two for one pool would render the same
+// DaemonSet twice.
+type poolOwners map[string]string
+
+func (p poolOwners) add(cr *extensionsv1alpha1.ContainerRuntime, pool string) error {
+	if other, dup := p[pool]; dup {
+		return fmt.Errorf("ContainerRuntime %s/%s: %w", cr.Namespace, cr.Name, &ConfigurationError{Errs: field.ErrorList{
+			field.Duplicate(workerPoolNamePath, pool+" (also in ContainerRuntime "+other+")")}})
+	}
+	p[pool] = cr.Name
+	return nil
 }
