@@ -1,6 +1,8 @@
 package render_test
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -14,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel/nodelabeltest"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
 
@@ -215,5 +218,41 @@ func TestShootUninstall(t *testing.T) {
 	if _, err := r.ShootUninstall(render.ShootOptions{}, containerRuntime("gvisor", ""), containerRuntime("gvisor", "")); !render.IsConfigurationError(err) ||
 		!strings.Contains(err.Error(), "spec.workerPool.name: Duplicate value") {
 		t.Errorf("two ContainerRuntimes of one pool: %v", err)
+	}
+}
+
+// TestUninstallUpdatesInstallOnRealAPIServer: on a real kube-apiserver, the uninstall mode's DaemonSet is accepted
+// as an update of the install mode's (as gardener-resource-manager sends it when the controller swaps the
+// ManagedResource's content), not refused for the immutable selector, which would make gardener-resource-manager
+// delete and recreate it (delete-on-invalid-update) and start uninstall pods on every node at once.
+func TestUninstallUpdatesInstallOnRealAPIServer(t *testing.T) {
+	s := nodelabeltest.StartAPIServer(t)
+	ctx := context.Background()
+	c, err := client.New(s.Config, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRenderer(t, "v0.0.0-dev", "")
+	for _, gate := range []bool{false, true} {
+		install, uninstall := poolValues, poolValues
+		install.WorkerPool = fmt.Sprintf("gate-%v", gate)
+		install.ReadinessGate = gate
+		uninstall.WorkerPool, uninstall.ReadinessGate, uninstall.Mode = install.WorkerPool, gate, render.ModeUninstall
+		in, out := daemonSetOf(t, r, install), daemonSetOf(t, r, uninstall)
+		if err := c.Create(ctx, in.ds); err != nil {
+			t.Fatal(err)
+		}
+		out.ds.ResourceVersion = in.ds.ResourceVersion
+		if err := c.Update(ctx, out.ds); err != nil {
+			t.Fatalf("gate %v: the API server refuses the uninstall DaemonSet as an update of the install one: %v", gate, err)
+		}
+		got := &appsv1.DaemonSet{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(out.ds), got); err != nil {
+			t.Fatal(err)
+		}
+		if got.UID != in.ds.UID || got.Generation != 2 || got.Spec.Template.Spec.Containers[0].Command[1] != "uninstall" {
+			t.Errorf("gate %v: after the update: uid %s (was %s), generation %d, command %v; want the same object at generation 2 running uninstall",
+				gate, got.UID, in.ds.UID, got.Generation, got.Spec.Template.Spec.Containers[0].Command)
+		}
 	}
 }
