@@ -24,7 +24,7 @@ type NodeLabel struct {
 	NodeName string
 }
 
-// check rejects a NodeLabel the run could not use. install also needs the CRI verification: the label says runsc
+// checkNodeLabel rejects a NodeLabel the run could not use. install also needs the CRI verification: the label says runsc
 // works, which only a verified containerd shows.
 func (o *Options) checkNodeLabel(install bool) error {
 	l := o.NodeLabel
