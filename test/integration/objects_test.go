@@ -3,7 +3,10 @@ package integration
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -18,6 +21,7 @@ import (
 	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
 )
 
 func yamlToJSON(t *testing.T, y string) []byte {
@@ -124,4 +128,45 @@ func keys[V any](m map[string]V) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// controllerBusy returns the containerruntime controller's queue depth plus active workers (its /metrics).
+func (sh *testShoot) controllerBusy() int {
+	sh.t.Helper()
+	code, body, err := envtest.HTTPGet(context.Background(), sh.stack.MetricsURL+"/metrics")
+	if err != nil || code != http.StatusOK {
+		sh.t.Fatalf("GET /metrics: %d %v", code, err)
+	}
+	busy, found := 0, 0
+	for _, line := range strings.Split(body, "\n") {
+		name, rest, ok := strings.Cut(line, "{")
+		if !ok || (name != "workqueue_depth" && name != "controller_runtime_active_workers") || !strings.Contains(rest, `controller="containerruntime"`) {
+			continue
+		}
+		_, v, _ := strings.Cut(rest, "} ")
+		n, err := strconv.ParseFloat(v, 64)
+		must(sh.t, err)
+		busy += int(n)
+		found++
+	}
+	if found != 2 {
+		sh.t.Fatalf("/metrics: found %d of workqueue_depth and controller_runtime_active_workers for containerruntime", found)
+	}
+	return busy
+}
+
+// waitControllerIdle waits until the controller has nothing queued and nothing in flight, three checks in a row.
+func (sh *testShoot) waitControllerIdle() {
+	sh.t.Helper()
+	idle := 0
+	sh.eventually("the containerruntime controller to be idle", func() error {
+		if sh.controllerBusy() > 0 {
+			idle = 0
+			return fmt.Errorf("busy")
+		}
+		if idle++; idle < 3 {
+			return fmt.Errorf("idle %d time(s)", idle)
+		}
+		return nil
+	})
 }
