@@ -130,7 +130,7 @@ func TestRollbackWhenRunscNotInEffect(t *testing.T) {
 	d := installertest.StartDaemon(t, c, h.path(cc.ConfigPath), h.root)
 	r := &installertest.Restarter{D: d}
 	o := h.options()
-	o.Restarter, o.Verifier, o.VerifyTimeout = r, verify.CRI{Socket: d.Socket}, 3*time.Second
+	o.Restarter, o.Verifier, o.VerifyTimeout = r, verify.CRI{Socket: d.Socket}, 6*time.Second
 
 	start := time.Now()
 	res, err := installer.Install(context.Background(), o)

@@ -9,11 +9,14 @@ package verify
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 )
 
@@ -107,12 +110,13 @@ func runscType(info map[string]string) (string, error) {
 	return rt.RuntimeType, nil
 }
 
-// Until calls v.Verify every interval until it succeeds or timeout passes, and returns the last error.
-// containerd needs a moment after a restart before its socket answers.
+// Until calls v.Verify every interval until it succeeds or timeout passes. On timeout it returns the most telling
+// error: a call cut off by the deadline says less than an earlier answer such as "no runtime runsc", which is
+// what an operator needs to see. containerd needs a moment after a restart before its socket answers.
 func Until(ctx context.Context, v Verifier, want Expect, timeout, interval time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var last error
+	var last, answered error
 	for {
 		callCtx, callCancel := context.WithTimeout(ctx, interval*5)
 		last = v.Verify(callCtx, want)
@@ -120,10 +124,22 @@ func Until(ctx context.Context, v Verifier, want Expect, timeout, interval time.
 		if last == nil {
 			return nil
 		}
+		if !isDeadline(last) {
+			answered = last
+		}
 		select {
 		case <-ctx.Done():
+			if answered != nil {
+				last = answered
+			}
 			return fmt.Errorf("containerd not verified within %s: %w", timeout, last)
 		case <-time.After(interval):
 		}
 	}
+}
+
+// isDeadline reports whether err only says that a call ran out of time (context or gRPC deadline).
+func isDeadline(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
+		status.Code(err) == codes.DeadlineExceeded // status.Code looks through %w wrapping
 }
