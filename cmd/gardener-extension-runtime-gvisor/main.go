@@ -13,7 +13,7 @@ import (
 )
 
 func main() {
-	if err := app.Run(signals.SetupSignalHandler(), os.Args[1:], os.Stdout); err != nil {
+	if err := app.Main(signals.SetupSignalHandler(), os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "gardener-extension-runtime-gvisor:", err)
 		os.Exit(1)
 	}

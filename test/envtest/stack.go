@@ -46,7 +46,7 @@ type StackOptions struct {
 }
 
 // Stack is the control plane plus gardener-resource-manager plus our controller manager, the latter running
-// in-process through the binary's own entry point (app.Run) with real flags.
+// in-process through app.Run (the binary's code and flags, minus setting process-wide loggers) or as the binary.
 type Stack struct {
 	*ControlPlane
 	// Client is an admin client with Gardener's extension types.

@@ -81,9 +81,20 @@ func stableSwitchHelp(fs *pflag.FlagSet) {
 	}
 }
 
-// Run parses args like the binary and runs the controller manager until ctx is cancelled.
-// --help and --version print to out and return nil.
+// Main is the binary: Run, plus pointing the process-wide loggers of client-go (klog) and controller-runtime
+// at ours, so that every line has the chosen level and format instead of being dropped with a warning.
+func Main(ctx context.Context, args []string, out io.Writer) error {
+	return parseAndRun(ctx, args, out, true)
+}
+
+// Run parses args like the binary and runs the controller manager until ctx is cancelled. It leaves the
+// process-wide loggers alone, so that it can run inside a process that already runs other components (tests,
+// the demo). --help and --version print to out and return nil.
 func Run(ctx context.Context, args []string, out io.Writer) error {
+	return parseAndRun(ctx, args, out, false)
+}
+
+func parseAndRun(ctx context.Context, args []string, out io.Writer, setProcessLoggers bool) error {
 	o, fs := NewFlagSet()
 	fs.SetOutput(out)
 	if err := fs.Parse(args); err != nil {
@@ -105,10 +116,10 @@ func Run(ctx context.Context, args []string, out io.Writer) error {
 	if err := o.Complete(); err != nil {
 		return fmt.Errorf("completing options: %w", err)
 	}
-	// client-go (informers, leader election) and controller-runtime log through these process-wide loggers;
-	// set them to ours so every line has the chosen level and format instead of being dropped with a warning.
-	logf.SetLogger(o.Manager.Completed().Logger)
-	klog.SetLogger(o.Manager.Completed().Logger)
+	if setProcessLoggers {
+		logf.SetLogger(o.Manager.Completed().Logger)
+		klog.SetLogger(o.Manager.Completed().Logger)
+	}
 	return run(ctx, o)
 }
 
