@@ -123,7 +123,7 @@ func (s *Stack) startController(ctx context.Context, opts StackOptions) error {
 		"--health-bind-address=127.0.0.1:" + strconv.Itoa(healthPort),
 		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metricsPort),
 		"--log-format=text",
-		"--delete-wait-timeout=1m",
+		"--delete-wait-timeout=20s", // short, so that TestDeleteIsBounded sees the bound quickly
 	}, opts.ControllerArgs...)
 	out := opts.ControllerOutput
 	if out == nil {
