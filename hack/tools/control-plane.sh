@@ -13,14 +13,15 @@ k8s_ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$K8S_VERSION -X k
 
 build_k8s() { # name
   local name=$1
-  if [ -x "$dir/$name" ] && "$dir/$name" --version 2>/dev/null | grep -q "$K8S_VERSION"; then return; fi
+  # Here-strings, not pipes: under pipefail `grep -q` closing the pipe early makes the check fail (SIGPIPE).
+  if [ -x "$dir/$name" ] && grep -q "$K8S_VERSION" <<<"$("$dir/$name" --version 2>/dev/null)"; then return; fi
   log "building $name $K8S_VERSION (cold: several minutes on 2 cores)"
   (cd "$REPO_ROOT/test/tools/control-plane" && CGO_ENABLED=0 go build -trimpath -ldflags "$k8s_ldflags" -o "$dir/$name.tmp" "./$name")
   mv "$dir/$name.tmp" "$dir/$name"
 }
 
 build_etcd() {
-  if [ -x "$dir/etcd" ] && "$dir/etcd" --version 2>/dev/null | grep -q "etcd Version: ${ETCD_VERSION#v}"; then return; fi
+  if [ -x "$dir/etcd" ] && grep -q "etcd Version: ${ETCD_VERSION#v}" <<<"$("$dir/etcd" --version 2>/dev/null)"; then return; fi
   log "building etcd $ETCD_VERSION"
   (cd "$REPO_ROOT/test/tools/etcd" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$dir/etcd.tmp" .)
   mv "$dir/etcd.tmp" "$dir/etcd"

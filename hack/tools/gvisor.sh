@@ -9,7 +9,7 @@ GVISOR_VERSION="${GVISOR_VERSION:-$(cat "$REPO_ROOT/GVISOR_VERSION")}"
 dir="$TOOLS_DIR/gvisor-$GVISOR_VERSION"
 
 if ! { [ -x "$dir/runsc" ] && [ -x "$dir/containerd-shim-runsc-v1" ] &&
-  "$dir/runsc" --version 2>/dev/null | grep -qF "runsc version $GVISOR_VERSION" &&
+  grep -qF "runsc version $GVISOR_VERSION" <<<"$("$dir/runsc" --version 2>/dev/null)" &&
   (cd "$dir" && sha512sum --status -c SHA512SUMS 2>/dev/null); }; then
   log "building gVisor $GVISOR_VERSION for $(go env GOARCH) (cold: several minutes on 2 cores)"
   GVISOR_VERSION="$GVISOR_VERSION" "$REPO_ROOT/hack/tools/gvisor-release.sh" "$(go env GOARCH)" "$dir" >/dev/null

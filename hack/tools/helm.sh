@@ -4,7 +4,7 @@ source "$(dirname "$0")/lib.sh"
 
 HELM_VERSION="v3.22.0"
 dir="$TOOLS_DIR/helm-$HELM_VERSION"
-if ! { [ -x "$dir/helm" ] && "$dir/helm" version --short 2>/dev/null | grep -q "^$HELM_VERSION"; }; then
+if ! { [ -x "$dir/helm" ] && grep -q "^$HELM_VERSION" <<<"$("$dir/helm" version --short 2>/dev/null)"; }; then
   log "installing helm $HELM_VERSION"
   mkdir -p "$dir"
   GOBIN="$dir" CGO_ENABLED=0 go install -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
