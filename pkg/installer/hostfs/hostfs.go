@@ -18,37 +18,12 @@ import (
 // path and fsyncs the directory. The rename replaces the directory entry, so a process executing the old file
 // keeps its inode (no "text file busy", no corrupted running binary).
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".gvisor-installer-*")
-	if err != nil {
-		return fmt.Errorf("creating temporary file beside %s: %w", path, err)
-	}
-	tmpName := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			_ = tmp.Close()
-			_ = os.Remove(tmpName)
+	return replaceAtomic(path, perm, func(tmp *os.File) error {
+		if _, err := tmp.Write(data); err != nil {
+			return fmt.Errorf("writing %s: %w", tmp.Name(), err)
 		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("writing %s: %w", tmpName, err)
-	}
-	// CreateTemp uses 0600; set the wanted mode explicitly (umask does not apply to Chmod).
-	if err := tmp.Chmod(perm); err != nil {
-		return fmt.Errorf("setting mode of %s: %w", tmpName, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("syncing %s: %w", tmpName, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("closing %s: %w", tmpName, err)
-	}
-	if err := os.Rename(tmpName, path); err != nil {
-		return fmt.Errorf("renaming %s to %s: %w", tmpName, path, err)
-	}
-	ok = true
-	return syncDir(dir)
+		return nil
+	})
 }
 
 // Remove removes path and fsyncs its directory; a missing path is not an error.
@@ -148,10 +123,25 @@ func CopyFileAtomic(src, dst, wantSum string, perm fs.FileMode) error {
 		return fmt.Errorf("opening %s: %w", src, err)
 	}
 	defer in.Close()
-	dir := filepath.Dir(dst)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(dst)+".gvisor-installer-*")
+	return replaceAtomic(dst, perm, func(tmp *os.File) error {
+		h := sha512.New()
+		if _, err := io.Copy(io.MultiWriter(tmp, h), in); err != nil {
+			return fmt.Errorf("copying %s to %s: %w", src, tmp.Name(), err)
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != wantSum {
+			return fmt.Errorf("%s changed after it was verified (SHA-512 %s, verified %s)", src, got[:16], wantSum[:16])
+		}
+		return nil
+	})
+}
+
+// replaceAtomic creates a temporary file beside path, lets fill write it, then sets perm, fsyncs, renames it over
+// path and fsyncs the directory. On any error the temporary file is removed and path is untouched.
+func replaceAtomic(path string, perm fs.FileMode, fill func(tmp *os.File) error) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".gvisor-installer-*")
 	if err != nil {
-		return fmt.Errorf("creating temporary file beside %s: %w", dst, err)
+		return fmt.Errorf("creating temporary file beside %s: %w", path, err)
 	}
 	tmpName := tmp.Name()
 	ok := false
@@ -161,13 +151,10 @@ func CopyFileAtomic(src, dst, wantSum string, perm fs.FileMode) error {
 			_ = os.Remove(tmpName)
 		}
 	}()
-	h := sha512.New()
-	if _, err := io.Copy(io.MultiWriter(tmp, h), in); err != nil {
-		return fmt.Errorf("copying %s to %s: %w", src, tmpName, err)
+	if err := fill(tmp); err != nil {
+		return err
 	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != wantSum {
-		return fmt.Errorf("%s changed after it was verified (SHA-512 %s, verified %s)", src, got[:16], wantSum[:16])
-	}
+	// CreateTemp uses 0600; set the wanted mode explicitly (umask does not apply to Chmod).
 	if err := tmp.Chmod(perm); err != nil {
 		return fmt.Errorf("setting mode of %s: %w", tmpName, err)
 	}
@@ -177,8 +164,8 @@ func CopyFileAtomic(src, dst, wantSum string, perm fs.FileMode) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("closing %s: %w", tmpName, err)
 	}
-	if err := os.Rename(tmpName, dst); err != nil {
-		return fmt.Errorf("renaming %s to %s: %w", tmpName, dst, err)
+	if err := os.Rename(tmpName, path); err != nil {
+		return fmt.Errorf("renaming %s to %s: %w", tmpName, path, err)
 	}
 	ok = true
 	return syncDir(dir)
