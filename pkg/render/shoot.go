@@ -27,24 +27,11 @@ func (r *Renderer) Shoot(opts ShootOptions, crs ...*extensionsv1alpha1.Container
 	if err != nil {
 		return nil, fmt.Errorf("rendering the RuntimeClass chart: %w", err)
 	}
-	pools := poolOwners{}
-	var parts []*Manifests
-	for _, cr := range crs {
-		values, err := ForContainerRuntime(cr)
-		if err != nil {
-			return nil, fmt.Errorf("ContainerRuntime %s/%s: %w", cr.Namespace, cr.Name, err)
-		}
-		if err := pools.add(cr, values.WorkerPool); err != nil {
-			return nil, err
-		}
-		values.ReadinessGate = opts.ReadinessGate
-		m, err := r.Installation(values)
-		if err != nil {
-			return nil, fmt.Errorf("ContainerRuntime %s/%s: rendering the installation chart: %w", cr.Namespace, cr.Name, err)
-		}
-		parts = append(parts, m)
+	pools, err := r.pools(opts, crs, ForContainerRuntime, "rendering the installation chart")
+	if err != nil {
+		return nil, err
 	}
-	return out.Append(parts...), nil
+	return out.Append(pools), nil
 }
 
 // ShootUninstall renders, for the given ContainerRuntimes of one shoot, each pool's installation chart in uninstall
@@ -53,24 +40,31 @@ func (r *Renderer) Shoot(opts ShootOptions, crs ...*extensionsv1alpha1.Container
 // the controller deletes it with the last pool. opts.ReadinessGate must be what the installs ran with (the
 // uninstall removes the node's readiness label first).
 func (r *Renderer) ShootUninstall(opts ShootOptions, crs ...*extensionsv1alpha1.ContainerRuntime) (*Manifests, error) {
-	out := &Manifests{}
-	pools := poolOwners{}
+	return r.pools(opts, crs, ForUninstall, "rendering the installation chart in uninstall mode")
+}
+
+// pools renders the installation chart once per ContainerRuntime with the values valuesFor derives from it and
+// the shoot-wide options, refusing two ContainerRuntimes for one pool.
+func (r *Renderer) pools(opts ShootOptions, crs []*extensionsv1alpha1.ContainerRuntime,
+	valuesFor func(*extensionsv1alpha1.ContainerRuntime) (InstallationValues, error), what string) (*Manifests, error) {
+	var parts []*Manifests
+	owners := poolOwners{}
 	for _, cr := range crs {
-		values, err := ForUninstall(cr)
+		values, err := valuesFor(cr)
 		if err != nil {
 			return nil, fmt.Errorf("ContainerRuntime %s/%s: %w", cr.Namespace, cr.Name, err)
 		}
-		if err := pools.add(cr, values.WorkerPool); err != nil {
+		if err := owners.add(cr, values.WorkerPool); err != nil {
 			return nil, err
 		}
 		values.ReadinessGate = opts.ReadinessGate
 		m, err := r.Installation(values)
 		if err != nil {
-			return nil, fmt.Errorf("ContainerRuntime %s/%s: rendering the installation chart in uninstall mode: %w", cr.Namespace, cr.Name, err)
+			return nil, fmt.Errorf("ContainerRuntime %s/%s: %s: %w", cr.Namespace, cr.Name, what, err)
 		}
-		out = out.Append(m)
+		parts = append(parts, m)
 	}
-	return out, nil
+	return (&Manifests{}).Append(parts...), nil
 }
 
 // poolOwners maps each worker pool to the ContainerRuntime that names it: two for one pool would render the same
