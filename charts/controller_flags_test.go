@@ -19,7 +19,8 @@ func TestDeploymentArgsMatchControllerFlags(t *testing.T) {
 		{"gardener values", []string{"-f", "testdata/gardener-injected-values.yaml"}},
 		{"everything set", []string{"--set", "leaderElection.enabled=false", "--set", "controller.disableControllers={heartbeat}",
 			"--set", "controller.ignoreOperationAnnotation=true", "--set", "controller.maxConcurrentReconciles=2",
-			"--set", "controller.deleteWaitTimeout=90s", "--set", "logLevel=debug", "--set", "logFormat=text"}},
+			"--set", "controller.deleteWaitTimeout=90s", "--set", "controller.uninstallTimeout=10m", "--set", "controller.readinessGate=true",
+			"--set", "logLevel=debug", "--set", "logFormat=text"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, c := decode(t, template(t, tc.args...)).deployment(t)
@@ -42,7 +43,8 @@ func TestDeploymentArgsMatchControllerFlags(t *testing.T) {
 		})
 	}
 	// The values reach the controller's options with their meaning intact.
-	_, c := decode(t, template(t, "--set", "controller.deleteWaitTimeout=90s", "--set", "controller.maxConcurrentReconciles=2")).deployment(t)
+	_, c := decode(t, template(t, "--set", "controller.deleteWaitTimeout=90s", "--set", "controller.maxConcurrentReconciles=2",
+		"--set", "controller.uninstallTimeout=10m", "--set", "controller.readinessGate=true")).deployment(t)
 	o, fs := app.NewFlagSet()
 	if err := fs.Parse(c.Args); err != nil {
 		t.Fatal(err)
@@ -50,5 +52,8 @@ func TestDeploymentArgsMatchControllerFlags(t *testing.T) {
 	if o.DeleteWaitTimeout != 90*time.Second || o.Controller.MaxConcurrentReconciles != 2 || o.Manager.LeaderElectionID != app.DefaultLeaderElectionID {
 		t.Errorf("options: deleteWaitTimeout %s, maxConcurrentReconciles %d, leaderElectionID %q",
 			o.DeleteWaitTimeout, o.Controller.MaxConcurrentReconciles, o.Manager.LeaderElectionID)
+	}
+	if o.UninstallTimeout != 10*time.Minute || !o.ReadinessGate {
+		t.Errorf("options: uninstallTimeout %s, readinessGate %v; want 10m, true", o.UninstallTimeout, o.ReadinessGate)
 	}
 }

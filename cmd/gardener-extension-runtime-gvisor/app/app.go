@@ -162,7 +162,8 @@ func run(ctx context.Context, o *Options) error {
 	if err := o.Switches.Completed().AddToManager(ctx, mgr); err != nil {
 		return fmt.Errorf("adding controllers: %w", err)
 	}
-	log.Info("Starting controller manager", "version", version.Version, "gardenerVersion", o.GardenerVersion)
+	log.Info("Starting controller manager", "version", version.Version, "gardenerVersion", o.GardenerVersion,
+		"readinessGate", o.ReadinessGate, "uninstallTimeout", o.UninstallTimeout)
 	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("running manager: %w", err)
 	}
@@ -185,5 +186,7 @@ func addContainerRuntimeController(ctx context.Context, mgr manager.Manager, o *
 		IgnoreOperationAnnotation: o.Reconciler.Completed().IgnoreOperationAnnotation,
 		Renderer:                  renderer,
 		DeleteWaitTimeout:         o.DeleteWaitTimeout,
+		UninstallTimeout:          o.UninstallTimeout,
+		ReadinessGate:             o.ReadinessGate,
 	})
 }

@@ -20,6 +20,10 @@ const (
 	DefaultLeaderElectionID = "gardener-extension-runtime-gvisor-leader-election"
 	// DeleteWaitTimeoutFlag bounds how long Delete waits for a pool's ManagedResource to be gone.
 	DeleteWaitTimeoutFlag = "delete-wait-timeout"
+	// UninstallTimeoutFlag bounds how long removing gVisor from a pool waits for its nodes' uninstall.
+	UninstallTimeoutFlag = "uninstall-timeout"
+	// ReadinessGateFlag switches the scheduling readiness gate on (docs/readiness-gate.md).
+	ReadinessGateFlag = "readiness-gate"
 	// VersionFlag prints the version and exits.
 	VersionFlag = "version"
 )
@@ -39,6 +43,12 @@ type Options struct {
 	// DeleteWaitTimeout bounds the wait for a deleted pool's ManagedResource. It must stay below Gardener's
 	// reconciliation timeout (3m) so that a stuck deletion surfaces as lastError instead of a cancelled context.
 	DeleteWaitTimeout time.Duration
+	// UninstallTimeout bounds how long deleting a ContainerRuntime waits for the uninstall on the pool's nodes,
+	// counted from its deletion timestamp. The wait is a series of requeues, not one call, so it may exceed
+	// Gardener's reconciliation timeout.
+	UninstallTimeout time.Duration
+	// ReadinessGate renders the scheduling readiness gate for shoots on Kubernetes 1.30 or later.
+	ReadinessGate bool
 	// KubeAPIQPS and KubeAPIBurst limit the client's request rate. Gardener's RESTOptions leave client-go's
 	// defaults (5 QPS, burst 10), which cap a seed with many shoots at about one ContainerRuntime per second;
 	// the defaults here are gardenlet's. The API server still protects itself (API Priority and Fairness).
@@ -61,6 +71,7 @@ func NewOptions() *Options {
 		Controller:        extensionscmdcontroller.ControllerOptions{MaxConcurrentReconciles: 5},
 		Heartbeat:         heartbeatcmd.Options{ExtensionName: Name, Namespace: ns, RenewIntervalSeconds: 30},
 		DeleteWaitTimeout: 2 * time.Minute,
+		UninstallTimeout:  5 * time.Minute,
 		KubeAPIQPS:        100,
 		KubeAPIBurst:      130,
 	}
@@ -81,6 +92,13 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.DeleteWaitTimeout, DeleteWaitTimeoutFlag, o.DeleteWaitTimeout,
 		"How long deleting a ContainerRuntime waits for its pool's ManagedResource (and thus the DaemonSet in the shoot) "+
 			"to be gone before reporting an error and retrying. Keep it below Gardener's reconciliation timeout (3m).")
+	fs.DurationVar(&o.UninstallTimeout, UninstallTimeoutFlag, o.UninstallTimeout,
+		"How long deleting a ContainerRuntime (gVisor removed from a pool whose nodes stay) waits, from its deletion "+
+			"timestamp, for every node of the pool to report the uninstall done. After it the pool is removed anyway "+
+			"with a warning event; nodes that did not finish keep runsc registered.")
+	fs.BoolVar(&o.ReadinessGate, ReadinessGateFlag, o.ReadinessGate,
+		"Render the scheduling readiness gate (docs/readiness-gate.md): the RuntimeClass also requires the label the "+
+			"installer sets once runsc works. Only for shoots on Kubernetes 1.30 or later; breaks scale-up from zero.")
 	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Queries per second the controller may send to the API server.")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of queries the controller may send to the API server above --kube-api-qps.")
 	fs.BoolVar(&o.PrintVersion, VersionFlag, false, "Print the version and exit.")
@@ -118,6 +136,9 @@ func (o *Options) Validate() error {
 	}
 	if o.DeleteWaitTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--%s must be positive, got %s (for example 2m)", DeleteWaitTimeoutFlag, o.DeleteWaitTimeout))
+	}
+	if o.UninstallTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("--%s must be positive, got %s (for example 5m)", UninstallTimeoutFlag, o.UninstallTimeout))
 	}
 	return errors.Join(errs...)
 }

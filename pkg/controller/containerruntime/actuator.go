@@ -18,6 +18,9 @@ type Actuator struct {
 	renderer          *render.Renderer
 	recorder          events.EventRecorder
 	deleteWaitTimeout time.Duration
+	uninstallTimeout  time.Duration
+
+	readinessGateEnabled bool
 }
 
 var _ gardenercontainerruntime.Actuator = (*Actuator)(nil)
@@ -34,6 +37,12 @@ type ActuatorOptions struct {
 	Recorder events.EventRecorder
 	// DeleteWaitTimeout bounds Delete's and Migrate's waits for ManagedResources to be gone.
 	DeleteWaitTimeout time.Duration
+	// UninstallTimeout bounds how long Delete waits for the pool's nodes to report the uninstall done, counted
+	// from the ContainerRuntime's deletion timestamp; after it the pool is removed anyway, with a warning event.
+	UninstallTimeout time.Duration
+	// ReadinessGate renders the scheduling readiness gate (docs/readiness-gate.md) for shoots on Kubernetes 1.30
+	// or later.
+	ReadinessGate bool
 }
 
 // NewActuator returns an Actuator.
@@ -44,5 +53,8 @@ func NewActuator(o ActuatorOptions) *Actuator {
 		renderer:          o.Renderer,
 		recorder:          o.Recorder,
 		deleteWaitTimeout: o.DeleteWaitTimeout,
+		uninstallTimeout:  o.UninstallTimeout,
+
+		readinessGateEnabled: o.ReadinessGate,
 	}
 }

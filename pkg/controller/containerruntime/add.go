@@ -23,6 +23,10 @@ type Config struct {
 	Renderer *render.Renderer
 	// DeleteWaitTimeout bounds Delete's and Migrate's waits.
 	DeleteWaitTimeout time.Duration
+	// UninstallTimeout bounds Delete's wait for the pool's uninstall (see ActuatorOptions).
+	UninstallTimeout time.Duration
+	// ReadinessGate switches the scheduling readiness gate on (see ActuatorOptions).
+	ReadinessGate bool
 }
 
 // AddToManager adds the ContainerRuntime controller for type gvisor, built on Gardener's extension library.
@@ -36,6 +40,8 @@ func AddToManager(ctx context.Context, mgr manager.Manager, cfg Config) error {
 		Renderer:          cfg.Renderer,
 		Recorder:          mgr.GetEventRecorder("gardener-extension-runtime-gvisor"),
 		DeleteWaitTimeout: cfg.DeleteWaitTimeout,
+		UninstallTimeout:  cfg.UninstallTimeout,
+		ReadinessGate:     cfg.ReadinessGate,
 	})
 	return gardenercontainerruntime.Add(mgr, gardenercontainerruntime.AddArgs{
 		Actuator:                  actuator,

@@ -12,9 +12,17 @@ import (
 	"github.com/gardener/gardener/pkg/utils/managedresources"
 )
 
-// Delete removes the pool's ManagedResource and waits (bounded) until it is gone, then the shoot-wide one if no
-// other gvisor ContainerRuntime in the namespace remains.
-func (a *Actuator) Delete(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, _ *extensionscontroller.Cluster) error {
+// Delete first removes gVisor from the pool's nodes (uninstall, bounded; skipped when the shoot itself is being
+// deleted or is hibernated), then removes the pool's ManagedResource and waits (bounded) until it is gone, then the
+// shoot-wide one if no other gvisor ContainerRuntime in the namespace remains. The shoot-wide one (with the
+// readiness gate: the installers' ClusterRole and policy) stays until the uninstall is done, because the
+// uninstalling installer needs it to remove its node's label.
+func (a *Actuator) Delete(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, cluster *extensionscontroller.Cluster) error {
+	if why := skipUninstall(cluster); why != "" {
+		log.Info("Not uninstalling gVisor from the pool's nodes", "reason", why)
+	} else if err := a.uninstall(ctx, log, cr, cluster); err != nil {
+		return err
+	}
 	names, err := a.managedResourcesToDelete(ctx, log, cr)
 	if err != nil {
 		return err

@@ -55,9 +55,10 @@ func (a *Actuator) render(log logr.Logger, cr *extensionsv1alpha1.ContainerRunti
 		return nil, nil, inputError(cr, err)
 	}
 	values.TargetVersion = shootVersion
+	values.ReadinessGate = a.readinessGate(log, shootVersion)
 	a.warnTestImageTag(log, cr)
 
-	if runtimeClass, err = a.renderer.RuntimeClass(render.RuntimeClassValues{}); err != nil {
+	if runtimeClass, err = a.renderer.RuntimeClass(render.RuntimeClassValues{ReadinessGate: values.ReadinessGate}); err != nil {
 		return nil, nil, fmt.Errorf("rendering the RuntimeClass chart: %w", err)
 	}
 	if installation, err = a.renderer.Installation(values); err != nil {

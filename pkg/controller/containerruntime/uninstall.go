@@ -1,0 +1,154 @@
+package containerruntime
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
+	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
+	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
+	reconcilerutils "github.com/gardener/gardener/pkg/controllerutils/reconciler"
+	"github.com/gardener/gardener/pkg/utils/kubernetes/health"
+	"github.com/gardener/gardener/pkg/utils/managedresources"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+)
+
+// uninstallPollInterval is how often a Delete that waits for the uninstall checks again. gardener-resource-manager
+// updates the ManagedResource's conditions on DaemonSet changes, so a few seconds is what an operator waits at
+// most beyond the rollout itself. uninstallSettleInterval is the first look after the swap: long enough for
+// gardener-resource-manager to apply the new content and report on it, short because with no nodes (or a quick
+// rollout) it is already done.
+const (
+	uninstallPollInterval   = 5 * time.Second
+	uninstallSettleInterval = 2 * time.Second
+)
+
+// skipUninstall says why the pool's nodes need no uninstall before its ManagedResource is deleted, or "".
+// When the whole shoot goes (its deletion timestamp is set), its nodes go too; a hibernated shoot has no nodes and
+// no API server for gardener-resource-manager to roll anything out on. ForceDelete and Migrate never uninstall.
+func skipUninstall(cluster *extensionscontroller.Cluster) string {
+	switch {
+	case cluster == nil || cluster.Shoot == nil:
+		return ""
+	case cluster.Shoot.DeletionTimestamp != nil:
+		return "the shoot is being deleted"
+	case extensionscontroller.IsHibernated(cluster):
+		return "the shoot is hibernated"
+	}
+	return ""
+}
+
+// uninstall removes gVisor from the nodes of cr's pool before its ManagedResource goes: it replaces the content of
+// extension-runtime-gvisor-installation-<pool> with the installation chart in uninstall mode (the same DaemonSet,
+// so gardener-resource-manager updates it and it rolls node by node from install to uninstall) and returns nil
+// once every node reports done, i.e. gardener-resource-manager reports the ManagedResource applied for the new
+// content, healthy and not progressing: the DaemonSet's updatedNumberScheduled == desiredNumberScheduled and no
+// pod unavailable, a Ready uninstall pod meaning its node is clean. Nodes deleted meanwhile leave
+// desiredNumberScheduled and do not block. Until then it returns a RequeueAfterError whose cause lastError shows.
+//
+// The wait is bounded by uninstallTimeout, counted from cr's deletion timestamp (so requeues do not extend it).
+// After it, the removal proceeds with a warning: nodes whose uninstall did not finish keep runsc registered.
+func (a *Actuator) uninstall(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, cluster *extensionscontroller.Cluster) error {
+	name := InstallationManagedResourceName(cr.Spec.WorkerPool.Name)
+	before := &resourcesv1alpha1.ManagedResource{}
+	if err := a.apiReader.Get(ctx, client.ObjectKey{Namespace: cr.Namespace, Name: name}, before); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil // never installed (or already removed): nothing on the nodes to undo
+		}
+		return fmt.Errorf("reading ManagedResource %s/%s: %w", cr.Namespace, name, err)
+	}
+	if before.DeletionTimestamp != nil {
+		return nil // a previous Delete got past the uninstall (done or timed out) and is removing the pool
+	}
+	if before.Status.ObservedGeneration == 0 {
+		// gardener-resource-manager never applied it: the installation never reached the shoot's nodes.
+		log.Info("Not uninstalling: the pool's installation was never applied to the shoot", "managedResource", name)
+		return nil
+	}
+
+	deadline := a.uninstallDeadline(cr)
+	if !time.Now().Before(deadline) {
+		a.warnUninstallTimeout(log, cr, before)
+		return nil
+	}
+
+	values, err := render.ForUninstall(cr)
+	if err != nil {
+		return inputError(cr, err)
+	}
+	values.TargetVersion = shootVersion(cluster)
+	values.ReadinessGate = a.readinessGate(log, values.TargetVersion)
+	manifests, err := a.renderer.Installation(values)
+	if err != nil {
+		return fmt.Errorf("rendering the uninstall of worker pool %q: %w", cr.Spec.WorkerPool.Name, err)
+	}
+	if err := managedresources.CreateForShoot(ctx, a.client, cr.Namespace, name, Origin, false, manifests.Files()); err != nil {
+		return fmt.Errorf("deploying the uninstall into ManagedResource %s/%s: %w", cr.Namespace, name, err)
+	}
+
+	mr := &resourcesv1alpha1.ManagedResource{}
+	if err := a.apiReader.Get(ctx, client.ObjectKey{Namespace: cr.Namespace, Name: name}, mr); err != nil {
+		return fmt.Errorf("reading ManagedResource %s/%s: %w", cr.Namespace, name, err)
+	}
+	if mr.Generation != before.Generation {
+		// Just swapped: the conditions still describe the install. Look again once gardener-resource-manager had
+		// the chance to apply the new content and see the DaemonSet roll.
+		log.Info("Rolling out the uninstall to the pool's nodes", "managedResource", name, "deadline", deadline)
+		return &reconcilerutils.RequeueAfterError{
+			Cause:        fmt.Errorf("removing gVisor from the nodes of worker pool %q: uninstall rollout started (ManagedResource %s), waiting until %s", cr.Spec.WorkerPool.Name, name, deadline.UTC().Format(time.RFC3339)),
+			RequeueAfter: uninstallSettleInterval,
+		}
+	}
+	if notDone := uninstallPending(mr); notDone != nil {
+		return &reconcilerutils.RequeueAfterError{
+			Cause: fmt.Errorf("removing gVisor from the nodes of worker pool %q: not done on every node yet (%w); waiting until %s, then the pool is removed anyway",
+				cr.Spec.WorkerPool.Name, notDone, deadline.UTC().Format(time.RFC3339)),
+			RequeueAfter: uninstallPollInterval,
+		}
+	}
+	log.Info("gVisor removed from every node of the pool", "managedResource", name)
+	return nil
+}
+
+// uninstallPending returns nil when gardener-resource-manager reports the uninstall rolled out and Ready on every
+// node, else what it reports (its messages count the nodes, e.g. "1 of 3 replica(s) have been updated" or
+// "too many unavailable pods found (2/3)").
+func uninstallPending(mr *resourcesv1alpha1.ManagedResource) error {
+	if err := health.CheckManagedResourceApplied(mr); err != nil {
+		return err
+	}
+	if err := health.CheckManagedResourceProgressing(mr); err != nil {
+		return err
+	}
+	return health.CheckManagedResourceHealthy(mr)
+}
+
+// uninstallDeadline is cr's deletion timestamp plus uninstallTimeout (now plus it if, oddly, there is none).
+func (a *Actuator) uninstallDeadline(cr *extensionsv1alpha1.ContainerRuntime) time.Time {
+	start := time.Now()
+	if cr.DeletionTimestamp != nil {
+		start = cr.DeletionTimestamp.Time
+	}
+	return start.Add(a.uninstallTimeout)
+}
+
+// warnUninstallTimeout records that the pool is removed although its uninstall did not finish everywhere.
+func (a *Actuator) warnUninstallTimeout(log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, mr *resourcesv1alpha1.ManagedResource) {
+	state := "unknown"
+	if err := uninstallPending(mr); err != nil {
+		state = err.Error()
+	}
+	const msg = "removing worker pool %q without a finished uninstall after %s (%s): nodes where it did not finish " +
+		"keep runsc registered with containerd; run `gvisor-installer uninstall` there or replace the nodes"
+	log.Info("Uninstall timed out, removing the pool anyway", "timeout", a.uninstallTimeout, "state", state)
+	if a.recorder != nil {
+		a.recorder.Eventf(cr, nil, corev1.EventTypeWarning, "UninstallTimedOut", "Delete", msg, cr.Spec.WorkerPool.Name, a.uninstallTimeout, state)
+	}
+}
