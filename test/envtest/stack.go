@@ -124,6 +124,7 @@ func (s *Stack) startController(ctx context.Context, opts StackOptions) error {
 		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metricsPort),
 		"--log-format=text",
 		"--delete-wait-timeout=20s", // short, so that TestDeleteIsBounded sees the bound quickly
+		"--uninstall-timeout=2m",    // longer than any test's simulated rollout; TestRemoveFromPoolTimesOut sets its own
 	}, opts.ControllerArgs...)
 	out := opts.ControllerOutput
 	if out == nil {

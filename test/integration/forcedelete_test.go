@@ -12,6 +12,7 @@ import (
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
 
 // TestForceDelete: when the shoot is force-deleted (confirmation.gardener.cloud/force-deletion on the Shoot in
@@ -43,5 +44,8 @@ func TestForceDelete(t *testing.T) {
 	}
 	if !sh.exists(installationDS("a")) || !sh.exists(gvisorRuntimeClass()) {
 		t.Errorf("force deletion deleted objects in the shoot; it must only release them (keepObjects)")
+	}
+	if ds := installationDS("a"); sh.exists(ds) && ds.Labels[render.ModeLabel] != "" {
+		t.Errorf("force deletion rolled out the uninstall (DaemonSet labels %v); the shoot's nodes go with it", ds.Labels)
 	}
 }

@@ -1,0 +1,148 @@
+package integration
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
+	reconcilerutils "github.com/gardener/gardener/pkg/controllerutils/reconciler"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
+)
+
+// TestReadinessGate: an actuator with the gate on (what --readiness-gate=true configures) renders, for a shoot on
+// Kubernetes 1.30 or later, the ValidatingAdmissionPolicy, the installers' RBAC and the RuntimeClass's ready-label
+// selector into the shoot through gardener-resource-manager, and renders none of it for an older shoot. The
+// shared stack's controller runs with the gate off, so this test drives a second actuator directly (the library's
+// part, finalizers and status, is covered by the other tests); gardener-resource-manager and kube-apiserver are
+// the real ones.
+func TestReadinessGate(t *testing.T) {
+	sh := newShoot(t, "readinessgate", "1.31.12")
+	a := sh.actuator(containerruntime.ActuatorOptions{UninstallTimeout: time.Minute, ReadinessGate: true})
+	ctx := context.Background()
+	cr := envtest.ContainerRuntime(sh.ns, runtimeName("a"), "a", nil, "")
+	cluster := clusterWithVersion
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "gvisor-node-ready-label"}}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: "gvisor-node-ready-label"}}
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "gvisor-installation:node-ready-label"}}
+	account := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceSystem, Name: "gvisor-installation-a"}}
+	gateObjects := []client.Object{policy, binding, role, account}
+
+	// Gate on, shoot 1.31: everything lands in the shoot.
+	must(t, a.Reconcile(ctx, logr.Discard(), cr, cluster("1.31.12")))
+	sh.waitPoolHealthy("a")
+	for _, obj := range gateObjects {
+		if !sh.exists(obj) {
+			t.Errorf("%T %s not in the shoot with the gate on", obj, client.ObjectKeyFromObject(obj))
+		}
+	}
+	if got := sh.runtimeClass().Scheduling.NodeSelector[nodelabel.Key]; got != nodelabel.Value {
+		t.Errorf("RuntimeClass nodeSelector[%s] = %q, want %q", nodelabel.Key, got, nodelabel.Value)
+	}
+	if ds := sh.daemonSet("a"); ds.Spec.Template.Spec.ServiceAccountName != account.Name || !hasArg(ds, "--label-node") {
+		t.Errorf("installation DaemonSet: serviceAccountName %q, args %v; want the pool's account and --label-node",
+			ds.Spec.Template.Spec.ServiceAccountName, ds.Spec.Template.Spec.Containers[0].Args)
+	}
+
+	// The uninstall keeps the gate (the uninstaller removes the label), then everything goes.
+	deleteWithRequeues(t, a, cr, cluster("1.31.12"))
+	sh.waitNoShootObjects()
+	for _, obj := range gateObjects {
+		sh.waitGone(obj)
+	}
+
+	// Gate on, shoot 1.29: rendered off, nothing of the gate in the shoot.
+	must(t, a.Reconcile(ctx, logr.Discard(), cr, cluster("1.29.15")))
+	sh.waitPoolHealthy("a")
+	for _, obj := range gateObjects {
+		if sh.exists(obj) {
+			t.Errorf("%T %s in a 1.29 shoot: the gate needs 1.30", obj, client.ObjectKeyFromObject(obj))
+		}
+	}
+	if sel := sh.runtimeClass().Scheduling.NodeSelector; sel[nodelabel.Key] != "" {
+		t.Errorf("RuntimeClass nodeSelector %v requires the ready label in a 1.29 shoot", sel)
+	}
+	deleteWithRequeues(t, a, cr, cluster("1.29.15"))
+}
+
+// deleteWithRequeues calls Delete as the library does: again after a RequeueAfterError, until it succeeds.
+func deleteWithRequeues(t *testing.T, a *containerruntime.Actuator, cr *extensionsv1alpha1.ContainerRuntime, cluster *extensionscontroller.Cluster) {
+	t.Helper()
+	cr = cr.DeepCopy()
+	now := metav1.Now()
+	cr.DeletionTimestamp = &now
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		err := a.Delete(context.Background(), logr.Discard(), cr, cluster)
+		if err == nil {
+			return
+		}
+		var requeue *reconcilerutils.RequeueAfterError
+		if !errors.As(err, &requeue) || time.Now().After(deadline) {
+			t.Fatalf("Delete: %v", err)
+		}
+		time.Sleep(requeue.RequeueAfter)
+	}
+}
+
+func hasArg(ds *appsv1.DaemonSet, arg string) bool {
+	for _, c := range ds.Spec.Template.Spec.Containers {
+		for _, a := range append(c.Command, c.Args...) {
+			if a == arg || strings.HasPrefix(a, arg+"=") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// actuator returns an Actuator like the one the controller builds, on the shared control plane, with o's timeouts
+// and switches (20s delete wait unless set), recording events to the API server.
+func (sh *testShoot) actuator(o containerruntime.ActuatorOptions) *containerruntime.Actuator {
+	sh.t.Helper()
+	images, err := imagevector.Load(version.Version)
+	must(sh.t, err)
+	renderer, err := render.New(images)
+	must(sh.t, err)
+	cs, err := kubernetes.NewForConfig(sh.stack.Config)
+	must(sh.t, err)
+	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: cs.EventsV1()})
+	stop := make(chan struct{})
+	broadcaster.StartRecordingToSink(stop)
+	sh.t.Cleanup(func() { close(stop); broadcaster.Shutdown() })
+	scheme := runtime.NewScheme()
+	must(sh.t, extensionscontroller.AddToScheme(scheme))
+
+	o.Client, o.APIReader, o.Renderer = sh.c, sh.c, renderer
+	o.Recorder = broadcaster.NewRecorder(scheme, "integration-test")
+	if o.DeleteWaitTimeout == 0 {
+		o.DeleteWaitTimeout = 20 * time.Second
+	}
+	return containerruntime.NewActuator(o)
+}
+
+// clusterWithVersion is the Cluster the library passes for a shoot on Kubernetes version v.
+func clusterWithVersion(v string) *extensionscontroller.Cluster {
+	return &extensionscontroller.Cluster{Shoot: &gardencorev1beta1.Shoot{Spec: gardencorev1beta1.ShootSpec{Kubernetes: gardencorev1beta1.Kubernetes{Version: v}}}}
+}
