@@ -8,6 +8,7 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
@@ -20,14 +21,19 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
 
-// uninstallPollInterval is how often a Delete that waits for the uninstall checks again. gardener-resource-manager
-// updates the ManagedResource's conditions on DaemonSet changes, so a few seconds is what an operator waits at
-// most beyond the rollout itself. uninstallSettleInterval is the first look after the swap: long enough for
-// gardener-resource-manager to apply the new content and report on it, short because with no nodes (or a quick
-// rollout) it is already done.
+// uninstallPollInterval is how often a Delete that waits for the uninstall checks again (a requeue).
+// gardener-resource-manager updates the ManagedResource's conditions on DaemonSet changes, so a few seconds is
+// what an operator waits at most beyond the rollout itself.
+//
+// Right after the swap, Delete watches for a short while in the same call (uninstallSettle, then every
+// uninstallQuickPoll for up to uninstallQuickWait): a pool without nodes, or a quick rollout, is done in about a
+// second, and that is the common case. The settle time keeps Delete from reading conditions that
+// gardener-resource-manager computed for the install content before it noticed the DaemonSet change.
 const (
-	uninstallPollInterval   = 5 * time.Second
-	uninstallSettleInterval = 2 * time.Second
+	uninstallPollInterval = 5 * time.Second
+	uninstallSettle       = time.Second
+	uninstallQuickPoll    = 500 * time.Millisecond
+	uninstallQuickWait    = 10 * time.Second
 )
 
 // skipUninstall says why the pool's nodes need no uninstall before its ManagedResource is deleted, or "".
@@ -98,12 +104,9 @@ func (a *Actuator) uninstall(ctx context.Context, log logr.Logger, cr *extension
 		return fmt.Errorf("reading ManagedResource %s/%s: %w", cr.Namespace, name, err)
 	}
 	if mr.Generation != before.Generation {
-		// Just swapped: the conditions still describe the install. Look again once gardener-resource-manager had
-		// the chance to apply the new content and see the DaemonSet roll.
 		log.Info("Rolling out the uninstall to the pool's nodes", "managedResource", name, "deadline", deadline)
-		return &reconcilerutils.RequeueAfterError{
-			Cause:        fmt.Errorf("removing gVisor from the nodes of worker pool %q: uninstall rollout started (ManagedResource %s), waiting until %s", cr.Spec.WorkerPool.Name, name, deadline.UTC().Format(time.RFC3339)),
-			RequeueAfter: uninstallSettleInterval,
+		if err := a.waitUninstallBriefly(ctx, mr); err != nil {
+			return err
 		}
 	}
 	if notDone := uninstallPending(mr); notDone != nil {
@@ -114,6 +117,26 @@ func (a *Actuator) uninstall(ctx context.Context, log logr.Logger, cr *extension
 		}
 	}
 	log.Info("gVisor removed from every node of the pool", "managedResource", name)
+	return nil
+}
+
+// waitUninstallBriefly waits (see uninstallQuickWait) for the uninstall to be done, updating mr. Not being done
+// is no error here; the caller looks at mr.
+func (a *Actuator) waitUninstallBriefly(ctx context.Context, mr *resourcesv1alpha1.ManagedResource) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(uninstallSettle):
+	}
+	err := wait.PollUntilContextTimeout(ctx, uninstallQuickPoll, uninstallQuickWait, true, func(ctx context.Context) (bool, error) {
+		if err := a.apiReader.Get(ctx, client.ObjectKeyFromObject(mr), mr); err != nil {
+			return false, fmt.Errorf("reading ManagedResource %s/%s: %w", mr.Namespace, mr.Name, err)
+		}
+		return uninstallPending(mr) == nil, nil
+	})
+	if err != nil && !wait.Interrupted(err) {
+		return err
+	}
 	return nil
 }
 
