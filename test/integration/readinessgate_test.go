@@ -22,6 +22,7 @@ import (
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	reconcilerutils "github.com/gardener/gardener/pkg/controllerutils/reconciler"
+	"github.com/gardener/gardener/pkg/utils/managedresources"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
@@ -117,7 +118,7 @@ func hasArg(ds *appsv1.DaemonSet, arg string) bool {
 	return false
 }
 
-// actuator returns an Actuator like the one the controller builds, on the shared control plane, with o's timeouts
+// actuator returns an Actuator like the one the controller builds (for pool "a"), on the shared control plane, with o's timeouts
 // and switches (20s delete wait unless set), recording events to the API server.
 func (sh *testShoot) actuator(o containerruntime.ActuatorOptions) *containerruntime.Actuator {
 	sh.t.Helper()
@@ -139,6 +140,15 @@ func (sh *testShoot) actuator(o containerruntime.ActuatorOptions) *containerrunt
 	if o.DeleteWaitTimeout == 0 {
 		o.DeleteWaitTimeout = 20 * time.Second
 	}
+	// No ContainerRuntime object owns what this actuator deploys: if the test stops early, remove it here
+	// (before the shoot's cleanup, which runs later) so that the next test starts clean.
+	sh.t.Cleanup(func() {
+		for _, name := range []string{containerruntime.InstallationManagedResourceName("a"), containerruntime.ManagedResourceName} {
+			if err := managedresources.DeleteForShoot(context.Background(), sh.c, sh.ns, name); err != nil {
+				sh.t.Errorf("cleanup: deleting ManagedResource %s: %v", name, err)
+			}
+		}
+	})
 	return containerruntime.NewActuator(o)
 }
 

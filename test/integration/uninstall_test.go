@@ -70,7 +70,6 @@ func TestRemoveFromPool(t *testing.T) {
 		}
 		return nil
 	})
-	time.Sleep(3 * time.Second)
 	if cr := sh.runtime("a"); len(cr.Finalizers) == 0 {
 		t.Fatalf("the ContainerRuntime lost its finalizer before any node was done")
 	}
@@ -98,7 +97,7 @@ func TestRemoveFromPool(t *testing.T) {
 // short one directly (as the library would: Delete again after each RequeueAfterError).
 func TestRemoveFromPoolTimesOut(t *testing.T) {
 	sh := newShoot(t, "uninstalltimeout", "1.34.1")
-	const timeout = 8 * time.Second
+	const timeout = 5 * time.Second
 	a := sh.actuator(containerruntime.ActuatorOptions{UninstallTimeout: timeout})
 	cr := envtest.ContainerRuntime(sh.ns, runtimeName("a"), "a", nil, "")
 	cluster := clusterWithVersion("1.34.1")

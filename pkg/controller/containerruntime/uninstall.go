@@ -105,7 +105,7 @@ func (a *Actuator) uninstall(ctx context.Context, log logr.Logger, cr *extension
 	}
 	if mr.Generation != before.Generation {
 		log.Info("Rolling out the uninstall to the pool's nodes", "managedResource", name, "deadline", deadline)
-		if err := a.waitUninstallBriefly(ctx, mr); err != nil {
+		if err := a.waitUninstallBriefly(ctx, mr, deadline); err != nil {
 			return err
 		}
 	}
@@ -120,24 +120,29 @@ func (a *Actuator) uninstall(ctx context.Context, log logr.Logger, cr *extension
 	return nil
 }
 
-// waitUninstallBriefly waits (see uninstallQuickWait) for the uninstall to be done, updating mr. Not being done
-// is no error here; the caller looks at mr.
-func (a *Actuator) waitUninstallBriefly(ctx context.Context, mr *resourcesv1alpha1.ManagedResource) error {
+// waitUninstallBriefly waits (see uninstallQuickWait, at most until deadline) for the uninstall to be done,
+// updating mr. Not being done, or a failed read, is no error here: the caller looks at mr and requeues.
+func (a *Actuator) waitUninstallBriefly(ctx context.Context, mr *resourcesv1alpha1.ManagedResource, deadline time.Time) error {
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-time.After(uninstallSettle):
 	}
-	err := wait.PollUntilContextTimeout(ctx, uninstallQuickPoll, uninstallQuickWait, true, func(ctx context.Context) (bool, error) {
-		if err := a.apiReader.Get(ctx, client.ObjectKeyFromObject(mr), mr); err != nil {
-			return false, fmt.Errorf("reading ManagedResource %s/%s: %w", mr.Namespace, mr.Name, err)
+	budget := min(uninstallQuickWait, time.Until(deadline))
+	if budget <= 0 {
+		return nil
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	_ = wait.PollUntilContextCancel(waitCtx, uninstallQuickPoll, true, func(ctx context.Context) (bool, error) {
+		latest := &resourcesv1alpha1.ManagedResource{}
+		if err := a.apiReader.Get(ctx, client.ObjectKeyFromObject(mr), latest); err != nil {
+			return false, nil // near the end of the budget the client refuses to wait; the requeue reads again
 		}
+		latest.DeepCopyInto(mr)
 		return uninstallPending(mr) == nil, nil
 	})
-	if err != nil && !wait.Interrupted(err) {
-		return err
-	}
-	return nil
+	return ctx.Err()
 }
 
 // uninstallPending returns nil when gardener-resource-manager reports the uninstall rolled out and Ready on every
