@@ -212,28 +212,23 @@ func (o *Options) checkImportsOn1x(doc *cc.Document) error {
 	if doc.Version >= 3 {
 		return nil
 	}
-	for _, pattern := range doc.Imports {
-		if !filepath.IsAbs(pattern) {
-			pattern = filepath.Join(filepath.Dir(cc.ConfigPath), pattern)
-		}
-		matches, err := filepath.Glob(o.host(pattern))
+	matches, err := o.importedFiles(doc)
+	if err != nil {
+		return err
+	}
+	for _, m := range matches {
+		data, err := os.ReadFile(m)
 		if err != nil {
-			return refusal.Wrap(cc.ConfigPath, fmt.Sprintf("import pattern %q is invalid", pattern), "fix the imports list", err)
+			return refusal.Wrap(o.nodePath(m), "imported by config.toml but unreadable", "fix or remove the file", err)
 		}
-		for _, m := range matches {
-			data, err := os.ReadFile(m)
-			if err != nil {
-				return refusal.Wrap(o.nodePath(m), "imported by config.toml but unreadable", "fix or remove the file", err)
-			}
-			var tree map[string]any
-			if err := toml.Unmarshal(data, &tree); err != nil {
-				return refusal.Wrap(o.nodePath(m), "imported by config.toml but not valid TOML", "repair the file", err)
-			}
-			plugins, _ := tree["plugins"].(map[string]any)
-			if _, ok := plugins[doc.PluginID]; ok {
-				return refusal.New(o.nodePath(m), fmt.Sprintf("defines plugins.%q, which on containerd 1.x replaces config.toml's whole CRI table (containerd#5837)", doc.PluginID),
-					"move those CRI settings into /etc/containerd/config.toml, or upgrade the node to containerd 2.x (config version 3)")
-			}
+		var tree map[string]any
+		if err := toml.Unmarshal(data, &tree); err != nil {
+			return refusal.Wrap(o.nodePath(m), "imported by config.toml but not valid TOML", "repair the file", err)
+		}
+		plugins, _ := tree["plugins"].(map[string]any)
+		if _, ok := plugins[doc.PluginID]; ok {
+			return refusal.New(o.nodePath(m), fmt.Sprintf("defines plugins.%q, which on containerd 1.x replaces config.toml's whole CRI table (containerd#5837)", doc.PluginID),
+				"move those CRI settings into /etc/containerd/config.toml, or upgrade the node to containerd 2.x (config version 3)")
 		}
 	}
 	return nil
@@ -274,4 +269,21 @@ func (o *Options) nodePath(hostPath string) string {
 		return hostPath
 	}
 	return "/" + filepath.ToSlash(rel)
+}
+
+// importedFiles returns the host paths of the files config.toml imports, in containerd's order: each pattern
+// relative to /etc/containerd unless absolute, globbed under the host root.
+func (o *Options) importedFiles(doc *cc.Document) ([]string, error) {
+	var files []string
+	for _, pattern := range doc.Imports {
+		if !filepath.IsAbs(pattern) {
+			pattern = filepath.Join(filepath.Dir(cc.ConfigPath), pattern)
+		}
+		matches, err := filepath.Glob(o.host(pattern))
+		if err != nil {
+			return nil, refusal.Wrap(cc.ConfigPath, fmt.Sprintf("import pattern %q is invalid", pattern), "fix the imports list", err)
+		}
+		files = append(files, matches...)
+	}
+	return files, nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -99,30 +98,25 @@ func (o *Options) configWithoutRunsc(doc *cc.Document) ([]byte, string, error) {
 // registers runsc: uninstall removes what gvisor-installer or the old extension wrote, never the operator's own
 // files, and without this check it would restart containerd only to find runsc still configured.
 func (o *Options) checkNoForeignDropIn(doc *cc.Document) error {
-	for _, pattern := range doc.Imports {
-		if !filepath.IsAbs(pattern) {
-			pattern = filepath.Join(filepath.Dir(cc.ConfigPath), pattern)
+	matches, err := o.importedFiles(doc)
+	if err != nil {
+		return err
+	}
+	for _, m := range matches {
+		if o.nodePath(m) == cc.DropInPath {
+			continue
 		}
-		matches, err := filepath.Glob(o.host(pattern))
+		data, err := os.ReadFile(m)
 		if err != nil {
-			return refusal.Wrap(cc.ConfigPath, fmt.Sprintf("import pattern %q is invalid", pattern), "fix the imports list", err)
+			return refusal.Wrap(o.nodePath(m), "imported by config.toml but unreadable", "fix or remove the file", err)
 		}
-		for _, m := range matches {
-			if o.nodePath(m) == cc.DropInPath {
-				continue
-			}
-			data, err := os.ReadFile(m)
-			if err != nil {
-				return refusal.Wrap(o.nodePath(m), "imported by config.toml but unreadable", "fix or remove the file", err)
-			}
-			imported, err := cc.Parse(o.nodePath(m), data)
-			if err != nil {
-				return err
-			}
-			if imported.HasAnyRunsc() {
-				return refusal.New(o.nodePath(m), "registers the runsc runtime too, and uninstall removes only what gvisor-installer (or the old gVisor extension) wrote",
-					"remove the runsc tables from that file (it is the node's own configuration), or keep gVisor on this worker pool")
-			}
+		imported, err := cc.Parse(o.nodePath(m), data)
+		if err != nil {
+			return err
+		}
+		if imported.HasAnyRunsc() {
+			return refusal.New(o.nodePath(m), "registers the runsc runtime too, and uninstall removes only what gvisor-installer (or the old gVisor extension) wrote",
+				"remove the runsc tables from that file (it is the node's own configuration), or keep gVisor on this worker pool")
 		}
 	}
 	return nil
