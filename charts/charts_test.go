@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
 )
@@ -61,8 +62,26 @@ func TestTemplateDefaults(t *testing.T) {
 	if diff := cmp.Diff(wantArgs, c.Args); diff != "" {
 		t.Errorf("args (-want +got):\n%s", diff)
 	}
-	if c.Image != "ghcr.io/runtime-gvisor/gardener-extension-runtime-gvisor:v0.1.0" {
-		t.Errorf("image %q: want the chart's appVersion as tag", c.Image)
+	// The default tag is the chart's appVersion, which names the last release as images.yaml pins it.
+	var meta struct {
+		AppVersion string `json:"appVersion"`
+	}
+	chartYAML, err := os.ReadFile(filepath.Join(extensionChart, "Chart.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(chartYAML, &meta); err != nil {
+		t.Fatalf("%s/Chart.yaml: %v", extensionChart, err)
+	}
+	pinned, err := imagevector.PinnedTag(imagevector.ImageNameExtension)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.AppVersion != pinned {
+		t.Errorf("%s/Chart.yaml appVersion %q != imagevector/images.yaml tag %q: bump them together", extensionChart, meta.AppVersion, pinned)
+	}
+	if c.Image != "ghcr.io/runtime-gvisor/gardener-extension-runtime-gvisor:"+meta.AppVersion {
+		t.Errorf("image %q: want the chart's appVersion %s as tag", c.Image, meta.AppVersion)
 	}
 	wantEnv := []corev1.EnvVar{{Name: "LEADER_ELECTION_NAMESPACE", ValueFrom: &corev1.EnvVarSource{
 		FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"}}}}

@@ -63,6 +63,24 @@ func ForVersion(version string) (gardenerimagevector.ImageVector, error) {
 	return vector, nil
 }
 
+// PinnedTag returns the tag images.yaml pins for the named image: the last release, which every non-release
+// build renders. Callers that must agree with the pin (tests, tooling) read it here instead of repeating it, so
+// the release step (hack/release.sh) edits images.yaml and nothing else in Go.
+func PinnedTag(name string) (string, error) {
+	vector, err := ForVersion("v0.0.0-dev") // never a release, so no tag is replaced
+	if err != nil {
+		return "", err
+	}
+	img, err := vector.FindImage(name)
+	if err != nil {
+		return "", fmt.Errorf("imagevector/images.yaml: %w", err)
+	}
+	if img.Ref != nil || img.Tag == nil {
+		return "", fmt.Errorf("imagevector/images.yaml: image %q has no tag of its own (a ref or an untagged repository); pin it with repository and tag", name)
+	}
+	return *img.Tag, nil
+}
+
 // Load returns ForVersion(version) with the overwrite file named by IMAGEVECTOR_OVERWRITE applied, if set.
 func Load(version string) (gardenerimagevector.ImageVector, error) {
 	return LoadWithOverwrite(version, os.Getenv(OverrideEnv))

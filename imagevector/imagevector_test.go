@@ -12,11 +12,25 @@ import (
 )
 
 const (
-	pinned       = "v0.1.0" // the last release, as pinned in images.yaml
 	extRepo      = "ghcr.io/runtime-gvisor/gardener-extension-runtime-gvisor"
 	installRepo  = "ghcr.io/runtime-gvisor/runtime-gvisor-installation"
 	overrideFile = "images_overwrite.yaml"
 )
+
+// pinnedTag is the last release as images.yaml pins it, read from there so that the release step only edits
+// images.yaml; both our images carry the same pin.
+func pinnedTag(t *testing.T) string {
+	t.Helper()
+	tag, err := imagevector.PinnedTag(imagevector.ImageNameExtension)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other, err := imagevector.PinnedTag(imagevector.ImageNameInstallation); err != nil || other != tag {
+		t.Fatalf("images.yaml pins %s for %s but %q (%v) for %s: the release step pins both to the same release",
+			tag, imagevector.ImageNameExtension, other, err, imagevector.ImageNameInstallation)
+	}
+	return tag
+}
 
 // refs resolves every image of the vector to its reference, by name.
 func refs(t *testing.T, version, overwrite string) map[string]string {
@@ -46,6 +60,7 @@ func writeOverwrite(t *testing.T, content string) string {
 }
 
 func TestVersionRule(t *testing.T) {
+	pinned := pinnedTag(t)
 	tests := []struct {
 		version string
 		wantTag string
@@ -84,6 +99,7 @@ func TestVersionRule(t *testing.T) {
 }
 
 func TestOverwrite(t *testing.T) {
+	pinned := pinnedTag(t)
 	tests := []struct {
 		name      string
 		version   string
@@ -204,5 +220,22 @@ func TestIsRelease(t *testing.T) {
 		if got := imagevector.IsRelease(v); got != want {
 			t.Errorf("IsRelease(%q) = %v, want %v", v, got, want)
 		}
+	}
+}
+
+// TestPinnedTag: the pin is a release (what a development build renders must exist in the registry), and an
+// unknown name is an error naming it rather than an empty tag.
+func TestPinnedTag(t *testing.T) {
+	for _, name := range []string{imagevector.ImageNameExtension, imagevector.ImageNameInstallation} {
+		tag, err := imagevector.PinnedTag(name)
+		if err != nil {
+			t.Fatalf("PinnedTag(%q): %v", name, err)
+		}
+		if !imagevector.IsRelease(tag) {
+			t.Errorf("PinnedTag(%q) = %q, want a release vX.Y.Z", name, tag)
+		}
+	}
+	if tag, err := imagevector.PinnedTag("no-such-image"); err == nil || !strings.Contains(err.Error(), "no-such-image") {
+		t.Errorf("PinnedTag(unknown) = %q, %v; want an error naming the image", tag, err)
 	}
 }

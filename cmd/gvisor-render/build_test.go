@@ -20,12 +20,13 @@ func TestBuiltBinary(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go not on PATH: %v", err)
 	}
+	pinned := pinnedTag(t)
 	tests := []struct {
 		name, ldflags, wantTag string
 	}{
 		{"make build VERSION=v9.8.7", "-X github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version.Version=v9.8.7", "v9.8.7"},
-		{"make build (VERSION file, a -dev version)", "-X github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version.Version=v0.1.0-dev", "v0.1.0"},
-		{"plain go build (unstamped)", "", "v0.1.0"},
+		{"make build (VERSION file, a -dev version)", "-X github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version.Version=v0.1.0-dev", pinned},
+		{"plain go build (unstamped)", "", pinned},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

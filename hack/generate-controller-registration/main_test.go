@@ -13,6 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"sigs.k8s.io/yaml"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
 )
 
 const (
@@ -71,14 +73,20 @@ func TestGenerateObjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The last release as imagevector/images.yaml pins it: a non-release build takes the chart's appVersion,
+	// which must name that same release.
+	pinned, err := imagevector.PinnedTag(imagevector.ImageNameExtension)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct{ version, wantTag string }{
-		{"v1.2.3", "v1.2.3"},             // release: the image gets the release's own tag
-		{"v0.1.0-dev", "v0.1.0"},         // development: the last release (Chart.yaml appVersion)
-		{"v0.0.0-dev", "v0.1.0"},         // unstamped `go build`
-		{"v1.2.3-dirty", "v0.1.0"},       // dirty tree
-		{"v1.2.3+abc", "v0.1.0"},         // build metadata
-		{"v1.2.3-rc.1", "v0.1.0"},        // pre-release: not a vX.Y.Z release
-		{"master+$Format:%H$", "v0.1.0"}, // unexpanded git archive placeholder
+		{"v1.2.3", "v1.2.3"},           // release: the image gets the release's own tag
+		{"v0.1.0-dev", pinned},         // development: the last release (Chart.yaml appVersion)
+		{"v0.0.0-dev", pinned},         // unstamped `go build`
+		{"v1.2.3-dirty", pinned},       // dirty tree
+		{"v1.2.3+abc", pinned},         // build metadata
+		{"v1.2.3-rc.1", pinned},        // pre-release: not a vX.Y.Z release
+		{"master+$Format:%H$", pinned}, // unexpanded git archive placeholder
 	} {
 		t.Run(tc.version, func(t *testing.T) {
 			data, err := Generate(tc.version, chartDir)

@@ -18,7 +18,7 @@ func benchValues(b *testing.B, r *render.Renderer) render.InstallationValues {
 	if err != nil {
 		b.Fatal(err)
 	}
-	v.Image = installRepo + ":" + pinnedTag // the same values for both renderers, image included
+	v.Image = installRepo + ":" + pinnedTag(b) // the same values for both renderers, image included
 	return v
 }
 

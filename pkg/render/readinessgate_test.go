@@ -133,7 +133,7 @@ func TestReadinessGateInstallationChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	runscToml := "[runsc_config]\n  net-raw = \"true\"\n"
-	ds := expectedDaemonSet(dsParams{pool: "gvisor", image: installRepo + ":" + pinnedTag, binaryPath: "/var/bin/containerruntimes",
+	ds := expectedDaemonSet(dsParams{pool: "gvisor", image: installRepo + ":" + pinnedTag(t), binaryPath: "/var/bin/containerruntimes",
 		runscToml: runscToml, nodeSelector: map[string]string{"worker.gardener.cloud/cri-name": "containerd", "worker.gardener.cloud/pool": "gvisor"}})
 	spec := &ds.Spec.Template.Spec
 	spec.ServiceAccountName = "gvisor-installation-gvisor"
