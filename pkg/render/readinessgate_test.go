@@ -135,25 +135,9 @@ func TestReadinessGateInstallationChart(t *testing.T) {
 	runscToml := "[runsc_config]\n  net-raw = \"true\"\n"
 	ds := expectedDaemonSet(dsParams{pool: "gvisor", image: installRepo + ":" + pinnedTag(t), binaryPath: "/var/bin/containerruntimes",
 		runscToml: runscToml, nodeSelector: map[string]string{"worker.gardener.cloud/cri-name": "containerd", "worker.gardener.cloud/pool": "gvisor"}})
-	spec := &ds.Spec.Template.Spec
-	spec.ServiceAccountName = "gvisor-installation-gvisor"
-	spec.AutomountServiceAccountToken = ptr.To(true)
-	spec.Containers[0].Command = append(spec.Containers[0].Command, "--label-node")
-	spec.Containers[0].Env = []corev1.EnvVar{{Name: nodelabel.NodeNameEnv, ValueFrom: &corev1.EnvVarSource{
-		FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"},
-	}}}
+	withReadinessGate(ds)
 	want := []client.Object{
-		&corev1.ServiceAccount{
-			TypeMeta:                     metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
-			ObjectMeta:                   metav1.ObjectMeta{Name: "gvisor-installation-gvisor", Namespace: "kube-system", Labels: selectorLabels("gvisor")},
-			AutomountServiceAccountToken: ptr.To(false),
-		},
-		&rbacv1.ClusterRoleBinding{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"},
-			ObjectMeta: metav1.ObjectMeta{Name: "gvisor-installation:node-ready-label:gvisor", Labels: selectorLabels("gvisor")},
-			RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "gvisor-installation:node-ready-label"},
-			Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: "gvisor-installation-gvisor", Namespace: "kube-system"}},
-		},
+		gateServiceAccount(), gateClusterRoleBinding(),
 		expectedConfigMap("gvisor", runscToml),
 		ds,
 	}
@@ -239,5 +223,37 @@ func expectedPolicyBinding() *admissionregistrationv1.ValidatingAdmissionPolicyB
 			PolicyName:        "gvisor-node-ready-label",
 			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
 		},
+	}
+}
+
+// withReadinessGate changes an expected installation DaemonSet of pool "gvisor" the way the readiness gate does:
+// the pool's service account and its token, --label-node and NODE_NAME from the downward API.
+func withReadinessGate(ds *appsv1.DaemonSet) {
+	spec := &ds.Spec.Template.Spec
+	spec.ServiceAccountName = "gvisor-installation-gvisor"
+	spec.AutomountServiceAccountToken = ptr.To(true)
+	spec.Containers[0].Command = append(spec.Containers[0].Command, "--label-node")
+	spec.Containers[0].Env = []corev1.EnvVar{{Name: nodelabel.NodeNameEnv, ValueFrom: &corev1.EnvVarSource{
+		FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"},
+	}}}
+}
+
+// gateServiceAccount is the expected ServiceAccount of pool "gvisor" with the gate on (its token is mounted by
+// the pod, not automatically).
+func gateServiceAccount() *corev1.ServiceAccount {
+	return &corev1.ServiceAccount{
+		TypeMeta:                     metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
+		ObjectMeta:                   metav1.ObjectMeta{Name: "gvisor-installation-gvisor", Namespace: "kube-system", Labels: selectorLabels("gvisor")},
+		AutomountServiceAccountToken: ptr.To(false),
+	}
+}
+
+// gateClusterRoleBinding is the expected binding of pool "gvisor"'s ServiceAccount to the node-label ClusterRole.
+func gateClusterRoleBinding() *rbacv1.ClusterRoleBinding {
+	return &rbacv1.ClusterRoleBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"},
+		ObjectMeta: metav1.ObjectMeta{Name: "gvisor-installation:node-ready-label:gvisor", Labels: selectorLabels("gvisor")},
+		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "gvisor-installation:node-ready-label"},
+		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: "gvisor-installation-gvisor", Namespace: "kube-system"}},
 	}
 }

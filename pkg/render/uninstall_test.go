@@ -8,14 +8,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel/nodelabeltest"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
@@ -52,25 +48,9 @@ func TestUninstallReadinessGate(t *testing.T) {
 	}
 	ds := expectedDaemonSet(dsParams{pool: "gvisor", image: installRepo + ":" + pinnedTag(t), binaryPath: "/var/bin/containerruntimes",
 		nodeSelector: map[string]string{"worker.gardener.cloud/cri-name": "containerd", "worker.gardener.cloud/pool": "gvisor"}, uninstall: true})
-	spec := &ds.Spec.Template.Spec
-	spec.ServiceAccountName = "gvisor-installation-gvisor"
-	spec.AutomountServiceAccountToken = ptr.To(true)
-	spec.Containers[0].Command = append(spec.Containers[0].Command, "--label-node")
-	spec.Containers[0].Env = []corev1.EnvVar{{Name: nodelabel.NodeNameEnv, ValueFrom: &corev1.EnvVarSource{
-		FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"},
-	}}}
+	withReadinessGate(ds)
 	want := []client.Object{
-		&corev1.ServiceAccount{
-			TypeMeta:                     metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
-			ObjectMeta:                   metav1.ObjectMeta{Name: "gvisor-installation-gvisor", Namespace: "kube-system", Labels: selectorLabels("gvisor")},
-			AutomountServiceAccountToken: ptr.To(false),
-		},
-		&rbacv1.ClusterRoleBinding{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"},
-			ObjectMeta: metav1.ObjectMeta{Name: "gvisor-installation:node-ready-label:gvisor", Labels: selectorLabels("gvisor")},
-			RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "gvisor-installation:node-ready-label"},
-			Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: "gvisor-installation-gvisor", Namespace: "kube-system"}},
-		},
+		gateServiceAccount(), gateClusterRoleBinding(),
 		ds,
 	}
 	if diff := cmp.Diff(want, m.Objects(), quantityEqual); diff != "" {
