@@ -58,27 +58,6 @@ func Remove(ctx context.Context, c rest.Interface, nodeName string) error {
 	return nil
 }
 
-// IsSet reports whether node nodeName carries Key=Value (the installer's service account may get nodes for this).
-func IsSet(ctx context.Context, c rest.Interface, nodeName string) (bool, error) {
-	if nodeName == "" {
-		return false, errNoNodeName
-	}
-	raw, err := c.Get().Resource("nodes").Name(nodeName).Do(ctx).Raw()
-	if err != nil {
-		return false, fmt.Errorf("reading node %q: %w", nodeName, explain(err))
-	}
-	// Only the labels: decoding into core/v1 Node would pull k8s.io/api into the installer for one map.
-	var node struct {
-		Metadata struct {
-			Labels map[string]string `json:"labels"`
-		} `json:"metadata"`
-	}
-	if err := json.Unmarshal(raw, &node); err != nil {
-		return false, fmt.Errorf("decoding node %q: %w", nodeName, err)
-	}
-	return node.Metadata.Labels[Key] == Value, nil
-}
-
 // patch sends {"metadata":{"labels":{Key: value}}} as a JSON merge patch; a nil value (JSON null) deletes
 // the label. Unlike a strategic merge patch or an update, a merge patch needs no schema knowledge and no
 // resourceVersion, and cannot touch anything else of the Node.

@@ -113,8 +113,18 @@ func checkPolicyCEL(t *testing.T, m *render.Manifests) {
 		if got, want := p.Spec.Variables[0], (admissionregistrationv1.Variable{Name: "label", Expression: "'" + nodelabel.Key + "'"}); got != want {
 			t.Errorf("first variable = %+v, want %+v", got, want)
 		}
-		if len(p.Spec.Validations) != 5 {
-			t.Errorf("%d validations, want 5 (operation, own node, other labels, value, rest of the Node)", len(p.Spec.Validations))
+		// The managedFields rule lets the installer's own entry through by its field manager name.
+		manager := ""
+		for _, v := range p.Spec.Variables {
+			if v.Name == "manager" {
+				manager = v.Expression
+			}
+		}
+		if want := "'" + nodelabel.FieldManager + "'"; manager != want {
+			t.Errorf("variable manager = %q, want %q (nodelabel.FieldManager)", manager, want)
+		}
+		if len(p.Spec.Validations) != 6 {
+			t.Errorf("%d validations, want 6 (operation, own node, other labels, value, rest of the Node, managedFields)", len(p.Spec.Validations))
 		}
 		for i, v := range p.Spec.Validations {
 			if v.Reason == nil || *v.Reason != metav1.StatusReasonForbidden || v.Message == "" {
@@ -187,7 +197,7 @@ func expectedClusterRole() *rbacv1.ClusterRole {
 	return &rbacv1.ClusterRole{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
 		ObjectMeta: metav1.ObjectMeta{Name: "gvisor-installation:node-ready-label", Labels: gvisorLabels},
-		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"get", "patch"}}},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"patch"}}},
 	}
 }
 
