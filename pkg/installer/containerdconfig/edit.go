@@ -94,93 +94,6 @@ func (d *Document) AddRunsc() (Edit, error) {
 	return e, nil
 }
 
-// addRunsc registers runsc in a document without runsc tables under foreign plugin IDs.
-func (d *Document) addRunsc() (Edit, error) {
-	expected := deepCopy(d.Tree)
-	rtPath := d.runtimesPath()
-	runtimes := ensureTable(expected, rtPath...)
-	// containerd 1.x decodes the file's runtimes into a fresh map: without runc listed, a default runtime "runc"
-	// (explicit or implicit) is missing and CRI fails to load. Files the old extension edited can be in exactly
-	// that state (runsc listed, runc not).
-	addRunc := d.Version <= 2 && runtimes["runc"] == nil && (len(runtimes) == 0 || d.defaultRuntime() == "runc")
-	if addRunc {
-		runtimes["runc"] = runcDefaults()
-	}
-	runsc := ensureTable(runtimes, RuntimeName)
-	runsc["runtime_type"] = RuntimeType
-	opts := ensureTable(runsc, "options")
-	opts["TypeUrl"] = OptionsTypeURL
-	opts["ConfigPath"] = RunscConfigPath
-
-	if reflect.DeepEqual(expected, d.Tree) {
-		return Edit{Content: d.Raw, Mode: Unchanged}, nil
-	}
-
-	runscPath := append(append([]string{}, rtPath...), RuntimeName)
-	optsPath := append(append([]string{}, runscPath...), "options")
-	runcPath := append(append([]string{}, rtPath...), "runc")
-	var runcBlock []string
-	var runcTargets [][]string
-	if addRunc {
-		runcBlock = tableText(runcPath, runcDefaults())
-		runcTargets = [][]string{runcPath, append(append([]string{}, runcPath...), "options")}
-	}
-
-	// 1. Append: a header per missing table expresses the change exactly when every table we add is new (or an
-	// adopted runsc table only lacks keys that sit in tables of their own).
-	existing := d.Runsc()
-	block := append([]string{}, runcBlock...)
-	targets := append([][]string{}, runcTargets...)
-	appendable := true
-	if existing == nil {
-		block = append(block, tableText(runscPath, runsc)...)
-		targets = append(targets, runscPath, optsPath)
-	} else {
-		switch existing["runtime_type"] {
-		case RuntimeType:
-		case nil:
-			block = append(block, "["+dottedKey(runscPath)+"]", "  runtime_type = "+scalarText(RuntimeType))
-			targets = append(targets, runscPath)
-		default:
-			appendable = false
-		}
-		switch existingOpts := existing["options"]; {
-		case existingOpts == nil:
-			block = append(block, tableText(optsPath, opts)...)
-			targets = append(targets, optsPath)
-		case !reflect.DeepEqual(existingOpts, opts):
-			appendable = false
-		}
-	}
-	if appendable && len(block) > 0 && appendableTables(d.Raw, targets...) {
-		content := d.appendBlock(d.Raw, block)
-		if err := d.check(content, expected); err == nil {
-			return Edit{Content: content, Mode: Appended, AddedRunc: addRunc}, nil
-		}
-	}
-
-	// 2. Repair: an adopted runsc table whose values must change is cut out section by section and appended again
-	// with its other keys kept; the operator's other bytes stay.
-	if existing != nil {
-		cut, n := cutSections(d.Raw, func(p []string) bool { return hasPrefix(p, runscPath) })
-		targets := append(append([][]string{}, runcTargets...), runscPath, optsPath)
-		if n > 0 && appendableTables(cut, targets...) {
-			cut = trimTrailingBlankLines(cut, d.CRLF)
-			content := d.appendBlock(cut, append(append([]string{}, runcBlock...), tableText(runscPath, runsc)...))
-			if err := d.check(content, expected); err == nil {
-				return Edit{Content: content, Mode: Repaired, AddedRunc: addRunc}, nil
-			}
-		}
-	}
-
-	// 3. Rewrite the whole file.
-	content, err := d.rewrite(expected)
-	if err != nil {
-		return Edit{}, err
-	}
-	return Edit{Content: content, Mode: Rewritten, AddedRunc: addRunc}, nil
-}
-
 // defaultRuntime is the CRI default runtime name of the file, containerd's default "runc" when unset.
 func (d *Document) defaultRuntime() string {
 	c, _ := d.lookupTable("plugins", d.PluginID, "containerd")
@@ -298,7 +211,7 @@ func tableText(path []string, t map[string]any) []string {
 		lines = append(lines, "  "+quoteKey(k)+" = "+scalarText(t[k]))
 	}
 	for _, k := range subs {
-		lines = append(lines, tableText(append(append([]string{}, path...), k), t[k].(map[string]any))...)
+		lines = append(lines, tableText(child(path, k), t[k].(map[string]any))...)
 	}
 	return lines
 }

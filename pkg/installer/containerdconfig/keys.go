@@ -37,3 +37,10 @@ func hasPrefix(path, prefix []string) bool {
 	}
 	return true
 }
+
+// child returns a new path: path followed by keys. It never shares path's backing array, so paths derived from one
+// parent cannot overwrite each other (what a bare append would risk).
+func child(path []string, keys ...string) []string {
+	out := make([]string, 0, len(path)+len(keys))
+	return append(append(out, path...), keys...)
+}

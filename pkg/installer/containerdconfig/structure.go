@@ -29,7 +29,7 @@ func appendableTables(data []byte, targets ...[]string) bool {
 				}
 			}
 		case unstable.KeyValue:
-			full := append(append([]string{}, current...), keyOf(e.Key())...)
+			full := child(current, keyOf(e.Key())...)
 			// Every prefix of full longer than current is a table defined by this key/value (dotted or inline or
 			// the value itself).
 			for n := len(current) + 1; n <= len(full); n++ {
