@@ -3,6 +3,7 @@
 # "version=dir" entries; each dir holds containerd, ctr and containerd-shim-runc-v2 of that release.
 #   1.6.20  Debian's package (apt), the 1.6 that real Debian/Ubuntu nodes run; copied into the tool cache.
 #   1.7.35  built from the module directory: its go.mod has exclude directives, so `go install` refuses it.
+#   2.0.14  built the same way (exclude directives too), with -mod=mod: go build does not take the vendor/ of its module copy.
 #   2.2.9   `go install` (config version 3 is its default).
 #   2.4.2   `go install` (config version 4 is its default).
 # Every release is cached in $TOOLS_DIR/containerd-<version>/ and skipped when the cached binary reports that version.
@@ -37,8 +38,9 @@ install_debian() { # version
   echo "$ver=$dir"
 }
 
-install_from_module_dir() { # version module
+install_from_module_dir() { # version module [go build flags...]
   local ver=$1 mod=$2 dir="$TOOLS_DIR/containerd-$1"
+  shift 2
   reports_version "$dir" "$ver" && { echo "$ver=$dir"; return; }
   log "building containerd $ver from the module directory (cold: several minutes on 2 cores)"
   local src
@@ -47,7 +49,7 @@ install_from_module_dir() { # version module
   local work="$TOOLS_DIR/containerd-$ver.src"
   rm -rf "$work" && cp -r "$src" "$work" && chmod -R u+w "$work"
   mkdir -p "$dir"
-  (cd "$work" && CGO_ENABLED=0 go build -trimpath -tags "no_btrfs no_devmapper no_zfs" \
+  (cd "$work" && CGO_ENABLED=0 go build "$@" -trimpath -tags "no_btrfs no_devmapper no_zfs" \
     -ldflags "-s -w -X $mod/version.Version=$ver" -o "$dir/" ./cmd/containerd ./cmd/ctr ./cmd/containerd-shim-runc-v2) >&2
   rm -rf "$work"
   reports_version "$dir" "$ver" || { log "built containerd does not report $ver"; exit 1; }
@@ -69,6 +71,7 @@ install_v2() { # version
 # Plain assignments, so that `set -e` stops at the first release that fails.
 v16=$(install_debian 1.6.20)
 v17=$(install_from_module_dir 1.7.35 github.com/containerd/containerd)
+v20=$(install_from_module_dir 2.0.14 github.com/containerd/containerd/v2 -mod=mod)
 v22=$(install_v2 2.2.9)
 v24=$(install_v2 2.4.2)
-echo "$v16 $v17 $v22 $v24"
+echo "$v16 $v17 $v20 $v22 $v24"
