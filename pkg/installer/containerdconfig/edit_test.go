@@ -22,6 +22,7 @@ var editCases = map[string]struct {
 }{
 	"default-1.6.toml":             {version: 2, mode: Appended},
 	"default-1.7.toml":             {version: 2, mode: Appended},
+	"default-2.0.toml":             {version: 3, mode: Appended},
 	"default-2.2.toml":             {version: 3, mode: Appended, dropIn: true},
 	"default-2.4.toml":             {version: 4, mode: Appended, dropIn: true},
 	"debian-1.6-packaged.toml":     {version: 2, mode: Appended, addedRunc: true},
