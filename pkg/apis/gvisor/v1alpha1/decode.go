@@ -35,7 +35,9 @@ type wire struct {
 // Decode reads a GVisorConfiguration from JSON or YAML (a ContainerRuntime's providerConfig.Raw).
 // An empty or null input yields the defaults (no flags). Decoding is strict: unknown and duplicate fields, a wrong
 // apiVersion or kind, and non-string flag values are errors whose field paths start at providerConfig.
-// Decode does not check flags against the allowlist: call Validate for that.
+// A missing apiVersion or kind is taken to mean this one, as the original extension's decoder does (it fills them
+// in from the type it decodes into), so providerConfigs that work there without them keep working here.
+// Decode does not check flags against the allowlist (call Validate) nor fill in defaults (WithDefaults).
 func Decode(raw []byte) (*GVisorConfiguration, error) {
 	cfg := &GVisorConfiguration{}
 	cfg.APIVersion, cfg.Kind = APIVersion, Kind
@@ -94,20 +96,14 @@ func Decode(raw []byte) (*GVisorConfiguration, error) {
 	return cfg, nil
 }
 
+// checkTypeMeta refuses an apiVersion or kind other than ours. Empty ones are accepted: the original extension's
+// decoder (apimachinery's UniversalDecoder into a GVisorConfiguration) defaults them from the target type.
 func checkTypeMeta(w wire) field.ErrorList {
 	var errs field.ErrorList
-	switch w.APIVersion {
-	case APIVersion:
-	case "":
-		errs = append(errs, field.Required(ProviderConfigPath.Child("apiVersion"), "set apiVersion: "+APIVersion))
-	default:
+	if w.APIVersion != "" && w.APIVersion != APIVersion {
 		errs = append(errs, field.NotSupported(ProviderConfigPath.Child("apiVersion"), w.APIVersion, []string{APIVersion}))
 	}
-	switch w.Kind {
-	case Kind:
-	case "":
-		errs = append(errs, field.Required(ProviderConfigPath.Child("kind"), "set kind: "+Kind))
-	default:
+	if w.Kind != "" && w.Kind != Kind {
 		errs = append(errs, field.NotSupported(ProviderConfigPath.Child("kind"), w.Kind, []string{Kind}))
 	}
 	return errs

@@ -65,10 +65,32 @@ testImageTag: v0.5.1
 			raw:     `{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1beta1","kind":"GVisorConfiguration"}`,
 			wantErr: []string{"providerConfig.apiVersion", `"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1"`},
 		},
+		// The original extension's decoder fills in a missing apiVersion and kind from its target type, so shoots
+		// that omit them work there; they must decode here too.
 		{
-			name:    "missing kind and apiVersion",
-			raw:     `{"configFlags":{"net-raw":"true"}}`,
-			wantErr: []string{"providerConfig.apiVersion: Required value", "providerConfig.kind: Required value", "set kind: GVisorConfiguration"},
+			name: "missing kind and apiVersion (accepted by the original extension)",
+			raw:  `{"configFlags":{"net-raw":"true"}}`,
+			want: &v1alpha1.GVisorConfiguration{TypeMeta: typeMeta, ConfigFlags: map[string]string{"net-raw": "true"}},
+		},
+		{
+			name: "missing apiVersion",
+			raw:  `{"kind":"GVisorConfiguration","configFlags":{"debug":"true"}}`,
+			want: &v1alpha1.GVisorConfiguration{TypeMeta: typeMeta, ConfigFlags: map[string]string{"debug": "true"}},
+		},
+		{
+			name: "missing kind",
+			raw:  "apiVersion: gvisor.runtime.extensions.config.gardener.cloud/v1alpha1\ntestImageTag: v0.5.1\n",
+			want: &v1alpha1.GVisorConfiguration{TypeMeta: typeMeta, TestImageTag: ptr("v0.5.1")},
+		},
+		{
+			name:    "wrong kind",
+			raw:     `{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"RuncConfiguration"}`,
+			wantErr: []string{"providerConfig.kind: Unsupported value", `"GVisorConfiguration"`},
+		},
+		{
+			name:    "another extension's apiVersion",
+			raw:     `{"apiVersion":"some.group.com/v1alpha1","kind":"GVisorConfiguration","configFlags":{"any":"flag"}}`,
+			wantErr: []string{"providerConfig.apiVersion: Unsupported value", `"some.group.com/v1alpha1"`},
 		},
 		{
 			name:    "not an object",

@@ -32,11 +32,11 @@ var boolValues = []string{"false", "true"}
 var allowedFlags = map[string]flagSpec{
 	// net-raw enables raw sockets, which Istio's init container needs to set up iptables.
 	"net-raw": {allowed: "true or false", enum: boolValues},
-	// debug writes runsc debug logs (to debug-log, which is then required).
+	// debug writes runsc debug logs to debug-log (DefaultDebugLog when unset, see WithDefaults).
 	"debug": {allowed: "true or false", enum: boolValues},
 	// debug-log is the host path of the debug logs; a trailing "/" makes runsc create one file per command there.
 	"debug-log": {allowed: "an absolute host path, optionally ending in / and using %ID%, %TIMESTAMP%, %COMMAND%", check: checkDebugLog},
-	// strace logs the sandboxed application's system calls to the debug log (which is then required).
+	// strace logs the sandboxed application's system calls to debug-log (DefaultDebugLog when unset).
 	"strace": {allowed: "true or false", enum: boolValues},
 	// nvproxy enables NVIDIA GPU support on GPU nodes.
 	"nvproxy": {allowed: "true or false", enum: boolValues},
@@ -54,6 +54,41 @@ var allowedFlags = map[string]flagSpec{
 	"watchdog-action": {allowed: "log or panic", enum: []string{"log", "panic"}},
 	// cpu-num-from-quota sizes the sandbox's CPU count by the container's CPU quota (default true).
 	"cpu-num-from-quota": {allowed: "true or false", enum: boolValues},
+}
+
+// DefaultDebugLog is the debug-log WithDefaults sets when debug or strace is "true" and debug-log is unset: the path
+// the original extension writes its runsc logs to, so that shoots written for it (`debug: "true"` alone) keep
+// working and their logs land where their owners look. containerd-shim-runsc-v1 replaces %ID% with the sandbox's
+// ID and runsc replaces %COMMAND% with its subcommand (create, boot, gofer, ...); runsc creates the directories
+// itself (os.MkdirAll in runsc/specutils.DebugLogFile), so nothing has to exist on the node beforehand.
+const DefaultDebugLog = "/var/log/runsc/%ID%/gvisor-%COMMAND%.log"
+
+// needsDebugLog are the flags whose output goes to the debug log: set to "true" without a debug-log, runsc would
+// write their output nowhere a shoot owner can read it.
+var needsDebugLog = []string{"debug", "strace"}
+
+// WithDefaults returns flags with the defaults filled in: debug-log is DefaultDebugLog when debug or strace is
+// "true" and debug-log is not set. An explicit debug-log always wins (also one that Validate refuses: the error then
+// names what the shoot owner wrote). flags itself is not changed; the result is a new map, or nil when flags is
+// empty. The renderer applies it to every installation it renders (render.Renderer.Installation), so the
+// controller, gvisor-render and direct users of the renderer give the same runsc.toml for the same flags.
+func WithDefaults(flags map[string]string) map[string]string {
+	if len(flags) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(flags)+1)
+	for k, v := range flags {
+		out[k] = v
+	}
+	if _, set := out["debug-log"]; !set {
+		for _, name := range needsDebugLog {
+			if out[name] == "true" {
+				out["debug-log"] = DefaultDebugLog
+				break
+			}
+		}
+	}
+	return out
 }
 
 // AllowedFlags returns the names of the runsc flags a GVisorConfiguration may set, sorted.

@@ -12,7 +12,8 @@ import (
 // imageTag is the OCI distribution spec's tag grammar.
 var imageTag = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
 
-// Validate checks cfg against the flag allowlist and value types. fldPath is the path of the providerConfig
+// Validate checks cfg against the flag allowlist and value types, as written (before WithDefaults, whose defaults
+// are valid by construction). fldPath is the path of the providerConfig
 // (usually ProviderConfigPath). Every error names the flag (fldPath.configFlags[<flag>]) and says what is allowed.
 func Validate(cfg *GVisorConfiguration, fldPath *field.Path) field.ErrorList {
 	if cfg == nil {
@@ -48,13 +49,8 @@ func Validate(cfg *GVisorConfiguration, fldPath *field.Path) field.ErrorList {
 		}
 	}
 
-	// debug and strace output goes to the debug log; without a path on the host the shoot owner gets nothing.
-	for _, needsLog := range []string{"debug", "strace"} {
-		if cfg.ConfigFlags[needsLog] == "true" && cfg.ConfigFlags["debug-log"] == "" {
-			errs = append(errs, field.Required(flagsPath.Key("debug-log"),
-				fmt.Sprintf("%s: \"true\" needs a host path for its logs: set debug-log, for example \"/var/log/runsc/\"", needsLog)))
-		}
-	}
+	// debug and strace without debug-log are valid: WithDefaults gives them DefaultDebugLog, as the original
+	// extension does. An explicit empty debug-log is refused above (not an absolute path).
 
 	if cfg.TestImageTag != nil && !imageTag.MatchString(*cfg.TestImageTag) {
 		errs = append(errs, field.Invalid(fldPath.Child("testImageTag"), *cfg.TestImageTag,

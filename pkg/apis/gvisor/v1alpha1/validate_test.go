@@ -71,10 +71,13 @@ func TestValidate(t *testing.T) {
 			flags:   map[string]string{"debug-log": `/var/log/x"y`},
 			wantErr: []string{`providerConfig.configFlags[debug-log]|letters, digits`},
 		},
+		// The original extension documents debug: "true" on its own; WithDefaults gives it DefaultDebugLog.
+		{name: "debug without a log path (field-compatible)", flags: map[string]string{"debug": "true"}},
+		{name: "strace without a log path", flags: map[string]string{"strace": "true"}},
 		{
-			name:    "debug without a log path",
-			flags:   map[string]string{"debug": "true"},
-			wantErr: []string{`providerConfig.configFlags[debug-log]|Required value|debug: "true" needs a host path`},
+			name:    "explicit empty debug-log is not defaulted but refused",
+			flags:   map[string]string{"debug": "true", "debug-log": ""},
+			wantErr: []string{`providerConfig.configFlags[debug-log]|absolute path`},
 		},
 		{
 			name:    "overlay2 bad medium",
