@@ -13,7 +13,7 @@ LD_FLAGS     := -s -w -X $(MODULE)/pkg/version.Version=$(VERSION)
 export TOOLS_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/runtime-gvisor
 GOARCH       ?= $(shell go env GOARCH)
 
-BINARIES     := gardener-extension-runtime-gvisor gvisor-installer gvisor-render
+BINARIES     := gardener-extension-runtime-gvisor gvisor-installer gvisor-idle gvisor-render
 
 .PHONY: all
 all: build
@@ -26,21 +26,23 @@ build:
 	  if [ -d cmd/$$b ]; then CGO_ENABLED=0 go build -trimpath -ldflags "$(LD_FLAGS)" -o bin/$$b ./cmd/$$b; fi; \
 	done
 
-## build-installer-multiarch: the node installer for linux/amd64 and linux/arm64 (bin/linux-<arch>/gvisor-installer),
-## cross-compiled as the Dockerfile does; fails unless each binary's build info says its GOARCH and CGO_ENABLED=0
+## build-installer-multiarch: the node installer and its idle program for linux/amd64 and linux/arm64
+## (bin/linux-<arch>/gvisor-installer, gvisor-idle), cross-compiled as the Dockerfile does; fails unless each binary's
+## build info says its GOARCH and CGO_ENABLED=0
 .PHONY: build-installer-multiarch
 build-installer-multiarch:
-	@for arch in amd64 arm64; do \
+	@for arch in amd64 arm64; do for b in gvisor-installer gvisor-idle; do \
 	  mkdir -p bin/linux-$$arch; \
-	  CGO_ENABLED=0 GOOS=linux GOARCH=$$arch go build -trimpath -ldflags "$(LD_FLAGS)" -o bin/linux-$$arch/gvisor-installer ./cmd/gvisor-installer; \
-	  info="$$(go version -m bin/linux-$$arch/gvisor-installer)"; \
-	  grep -q "GOARCH=$$arch$$" <<<"$$info" && grep -q "CGO_ENABLED=0$$" <<<"$$info" || { echo "bin/linux-$$arch/gvisor-installer is not a static linux/$$arch build" >&2; exit 1; }; \
-	  echo "bin/linux-$$arch/gvisor-installer"; \
-	done
+	  CGO_ENABLED=0 GOOS=linux GOARCH=$$arch go build -trimpath -ldflags "$(LD_FLAGS)" -o bin/linux-$$arch/$$b ./cmd/$$b; \
+	  info="$$(go version -m bin/linux-$$arch/$$b)"; \
+	  grep -q "GOARCH=$$arch$$" <<<"$$info" && grep -q "CGO_ENABLED=0$$" <<<"$$info" || { echo "bin/linux-$$arch/$$b is not a static linux/$$arch build" >&2; exit 1; }; \
+	  echo "bin/linux-$$arch/$$b"; \
+	done; done
 
-## tools: every real component the tests use (helm, kube-apiserver, etcd, kube-controller-manager, containerd releases, runsc)
-.PHONY: tools tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus
-tools: tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus
+## tools: every real component the tests use (helm, kube-apiserver, etcd, kube-controller-manager, containerd releases, runsc,
+## Debian's busybox-static and CNI plugins for the real-sandbox nodes)
+.PHONY: tools tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node
+tools: tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node
 tool-helm:
 	@hack/tools/helm.sh >/dev/null
 tool-control-plane:
@@ -51,6 +53,8 @@ tool-gvisor:
 	@hack/tools/gvisor.sh >/dev/null
 tool-dbus:
 	@hack/tools/dbus.sh >/dev/null
+tool-node:
+	@hack/tools/node.sh >/dev/null
 
 ## test: install the tools, then run every test (unit, snapshot, helm CLI, real containerd, real control plane)
 .PHONY: test

@@ -20,7 +20,7 @@ func TestDeploymentArgsMatchControllerFlags(t *testing.T) {
 		{"everything set", []string{"--set", "leaderElection.enabled=false", "--set", "controller.disableControllers={heartbeat}",
 			"--set", "controller.ignoreOperationAnnotation=true", "--set", "controller.maxConcurrentReconciles=2",
 			"--set", "controller.deleteWaitTimeout=90s", "--set", "controller.uninstallTimeout=10m", "--set", "controller.readinessGate=true",
-			"--set", "logLevel=debug", "--set", "logFormat=text"}},
+			"--set", "controller.proveSandbox=false", "--set", "logLevel=debug", "--set", "logFormat=text"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, c := decode(t, template(t, tc.args...)).deployment(t)
@@ -55,5 +55,20 @@ func TestDeploymentArgsMatchControllerFlags(t *testing.T) {
 	}
 	if o.UninstallTimeout != 10*time.Minute || !o.ReadinessGate {
 		t.Errorf("options: uninstallTimeout %s, readinessGate %v; want 10m, true", o.UninstallTimeout, o.ReadinessGate)
+	}
+	// The sandbox proof is on by default and the value switches it off.
+	for value, want := range map[string]bool{"": true, "false": false, "true": true} {
+		var args []string
+		if value != "" {
+			args = []string{"--set", "controller.proveSandbox=" + value}
+		}
+		_, c := decode(t, template(t, args...)).deployment(t)
+		o, fs := app.NewFlagSet()
+		if err := fs.Parse(c.Args); err != nil {
+			t.Fatal(err)
+		}
+		if o.ProveSandbox != want {
+			t.Errorf("controller.proveSandbox=%q: option ProveSandbox %v, want %v", value, o.ProveSandbox, want)
+		}
 	}
 }

@@ -15,12 +15,15 @@ export GVISOR_TEST_CONTAINERD="$(hack/tools/containerd.sh)"
 export GVISOR_TEST_GVISOR_DIR="$(hack/tools/gvisor.sh)"
 # Debian's dbus-daemon: the systemd restarter test runs against a real bus.
 export GVISOR_TEST_DBUS_DAEMON="$(hack/tools/dbus.sh)"
+# "busybox=PATH cni=DIR": Debian's static busybox and CNI plugins for the real-sandbox nodes (test/node).
+export GVISOR_TEST_NODE="$(hack/tools/node.sh)"
 
 log "HELM_BIN=$HELM_BIN"
 log "KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS"
 log "GVISOR_TEST_CONTAINERD=$GVISOR_TEST_CONTAINERD"
 log "GVISOR_TEST_GVISOR_DIR=$GVISOR_TEST_GVISOR_DIR"
 log "GVISOR_TEST_DBUS_DAEMON=$GVISOR_TEST_DBUS_DAEMON"
+log "GVISOR_TEST_NODE=$GVISOR_TEST_NODE"
 
 test -z "$(gofmt -l $(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $(git ls-files '*.go'); exit 1; }
 go vet ./...

@@ -33,6 +33,7 @@ func runAction(ctx context.Context, cmd string, args []string, stdout, stderr io
 	o, err := f.options(cmd, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
+		f.writeTerminationMessage(cmd, err)
 		return 2
 	}
 	// The ready file lives in an emptyDir that survives container restarts: a restarted installer is not ready
@@ -47,13 +48,9 @@ func runAction(ctx context.Context, cmd string, args []string, stdout, stderr io
 	var res installer.Result
 	switch cmd {
 	case "plan":
-		plan := installer.PlanInstall
-		if f.uninstall {
-			plan = installer.PlanUninstall
-		}
-		p, err := plan(o)
+		p, err := installer.PlanLocked(ctx, o, f.uninstall)
 		if err != nil {
-			return fail(stderr, "plan", err)
+			return f.fail(stderr, "plan", err)
 		}
 		for _, step := range p.Steps() {
 			fmt.Fprintln(stdout, step)
@@ -75,26 +72,29 @@ func runAction(ctx context.Context, cmd string, args []string, stdout, stderr io
 	}
 	if err != nil {
 		fmt.Fprintln(stdout, res.FailedSummary())
-		return fail(stderr, cmd, err)
+		return f.fail(stderr, cmd, err)
 	}
 	fmt.Fprintln(stdout, res.Summary())
 	if f.readyFile != "" {
 		if err := os.MkdirAll(filepath.Dir(f.readyFile), 0o755); err != nil {
-			return fail(stderr, cmd, err)
+			return f.fail(stderr, cmd, err)
 		}
 		if err := hostfs.WriteFileAtomic(f.readyFile, []byte(res.Summary()+"\n"), 0o644); err != nil {
-			return fail(stderr, cmd, err)
+			return f.fail(stderr, cmd, err)
 		}
 	}
 	if f.idle {
-		// Keep the pod running (and ready) without doing anything; SIGTERM/SIGINT end it cleanly.
-		<-ctx.Done()
+		// Keep the pod running (and ready) without doing anything, in a minimal process (idle.go); SIGTERM/SIGINT
+		// end it cleanly.
+		return idle(ctx, o.Logger, f.idleBinary)
 	}
 	return 0
 }
 
-func fail(stderr io.Writer, cmd string, err error) int {
+// fail reports a failed run on stderr and in the termination message and returns its exit code.
+func (f *flags) fail(stderr io.Writer, cmd string, err error) int {
 	fmt.Fprintf(stderr, "%s failed: %v\n", cmd, err)
+	f.writeTerminationMessage(cmd, err)
 	if refusal.Is(err) {
 		return 2
 	}

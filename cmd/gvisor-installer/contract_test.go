@@ -44,10 +44,11 @@ func TestInstallationChartContract(t *testing.T) {
 
 func checkChartContract(t *testing.T, r *render.Renderer, mode render.Mode, gate bool) {
 	const binDir = "/var/bin/containerruntimes"
+	// debug without debug-log: the renderer adds the default debug-log, which the installer must accept too.
 	m, err := r.Installation(render.InstallationValues{
 		WorkerPool:    "pool",
 		BinaryPath:    binDir,
-		ConfigFlags:   map[string]string{"net-raw": "true", "debug": "true", "debug-log": "/var/log/runsc/", "platform": "systrap"},
+		ConfigFlags:   map[string]string{"net-raw": "true", "debug": "true", "platform": "systrap"},
 		Mode:          mode,
 		ReadinessGate: gate,
 	})
@@ -91,10 +92,17 @@ func checkChartContract(t *testing.T, r *render.Renderer, mode render.Mode, gate
 	if mode == render.ModeInstall && (f.runscConfig == "" || f.source != "/opt/gvisor") {
 		t.Errorf("install without the release or runsc config: %+v", f)
 	}
+	// The probe is gvisor-idle's `ready`, the program this one execs into for the idle phase (idle.go): the one
+	// next to /gvisor-installer, unless the chart names another with --idle-binary.
 	probe := c.ReadinessProbe.Exec.Command
-	if len(probe) != 3 || probe[0] != "/gvisor-installer" || probe[1] != "ready" || probe[2] != "--ready-file="+f.readyFile {
-		t.Errorf("readiness probe %v does not check %s", probe, f.readyFile)
+	idleBin := f.idleBinary
+	if idleBin == "" {
+		idleBin = filepath.Join(filepath.Dir(c.Command[0]), idleBinaryName)
 	}
+	if len(probe) != 3 || probe[0] != idleBin || probe[1] != "ready" || probe[2] != "--ready-file="+f.readyFile {
+		t.Errorf("readiness probe %v: want %s ready --ready-file=%s (the idle program and the ready file of the command)", probe, idleBin, f.readyFile)
+	}
+	checkIdleProbe(t, probe)
 
 	// --label-node exactly with the gate, and then with what it needs: NODE_NAME from the downward API and a token.
 	if f.labelNode != gate {

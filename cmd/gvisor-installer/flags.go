@@ -19,8 +19,13 @@ type flags struct {
 	hostRoot, source, binDir, runscConfig string
 	restart, unit, readyFile, logFormat   string
 	nodeArch                              string
+	idleBinary                            string // see idle.go
 	idle, uninstall, labelNode            bool
 	verifyTimeout                         time.Duration
+	// The sandbox proof, the node's lock and the termination message (proof.go).
+	proveSandbox              optionalBool
+	proveTimeout, lockTimeout time.Duration
+	terminationMessage        string
 }
 
 func newFlagSet(cmd string, stderr io.Writer) (*flag.FlagSet, *flags) {
@@ -38,6 +43,7 @@ func newFlagSet(cmd string, stderr io.Writer) (*flag.FlagSet, *flags) {
 		fs.StringVar(&f.runscConfig, "runsc-config", "", "runsc.toml to install as /etc/containerd/runsc.toml ([runsc_config] flags); empty installs no flags")
 		fs.StringVar(&f.nodeArch, "node-arch", runtime.GOARCH, "architecture the release's binaries must be built for (the node's)")
 	}
+	f.addProofFlags(cmd, fs)
 	if cmd == "plan" {
 		fs.BoolVar(&f.uninstall, "uninstall", false, "plan an uninstall instead of an install (the release flags are then ignored)")
 	}
@@ -47,6 +53,8 @@ func newFlagSet(cmd string, stderr io.Writer) (*flag.FlagSet, *flags) {
 	if cmd == "install" || cmd == "uninstall" {
 		fs.BoolVar(&f.idle, "idle", false, "after a successful "+cmd+", write --ready-file and wait for SIGTERM/SIGINT (DaemonSet mode: pod Ready = node done)")
 		fs.StringVar(&f.readyFile, "ready-file", "", "marker file written after a successful "+cmd+"; `gvisor-installer ready` checks it")
+		fs.StringVar(&f.idleBinary, "idle-binary", "", "with --idle, the minimal program to exec for the idle phase (about 1.7 MB RSS instead of this one's 15 MB); "+
+			"empty: "+idleBinaryName+" next to this executable (/"+idleBinaryName+" in the installation image); missing: idle in-process")
 	}
 	return fs, f
 }
@@ -78,6 +86,9 @@ func (f *flags) options(cmd string, stderr io.Writer) (installer.Options, error)
 	case "none":
 	default:
 		return installer.Options{}, fmt.Errorf("--restart must be systemd or none, got %q", f.restart)
+	}
+	if err := f.proofOptions(cmd, &o); err != nil {
+		return installer.Options{}, err
 	}
 	if f.labelNode {
 		label, err := f.nodeLabel(cmd)

@@ -13,6 +13,13 @@
 // pod's service account once runsc is verified (a failure to label fails the install), and uninstall removes the
 // label before it unregisters runsc.
 //
+// With --restart=systemd install reads containerd's version over CRI first and refuses one older than this gVisor
+// release supports (pkg/installer/containerdversion), and --prove-sandbox (default true) starts a real gVisor sandbox
+// through the CRI after registering runsc, on every run: install succeeds only if it starts, otherwise runsc is
+// unregistered again. install, uninstall and plan hold the node's lock (flock on <host-root>/etc/containerd) for the
+// whole run; a second run waits up to --lock-timeout. On failure --termination-message=/dev/termination-log writes
+// the reason in one line where the kubelet shows it in the pod's status.
+//
 // Exit codes: 0 success, 1 failure while acting (containerd config rolled back if it was the cause),
 // 2 refusal or usage error (nothing on the host changed).
 package main

@@ -16,7 +16,7 @@ import (
 )
 
 // node creates a host root with the Gardener v2 config and a stub release; it returns the common flags.
-func node(t *testing.T) (root string, args []string) {
+func node(t testing.TB) (root string, args []string) {
 	t.Helper()
 	root = t.TempDir()
 	cfg, err := os.ReadFile("../../pkg/installer/containerdconfig/testdata/configs/gardener-v2.toml")

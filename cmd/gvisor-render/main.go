@@ -1,7 +1,7 @@
 // Command gvisor-render prints, as multi-document YAML, every object the extension puts into a shoot for the
 // ContainerRuntimes in a file: the RuntimeClass chart once and each pool's installation chart.
 //
-//	gvisor-render -f CONTAINERRUNTIME.yaml [--image-vector-overwrite FILE] [--readiness-gate] [--uninstall]
+//	gvisor-render -f CONTAINERRUNTIME.yaml [--image-vector-overwrite FILE] [--readiness-gate] [--prove-sandbox=false] [--uninstall]
 //
 // --uninstall prints what the extension puts into the shoot while it removes gVisor from the pools instead: each
 // pool's installation DaemonSet in uninstall mode (pkg/render ShootUninstall).

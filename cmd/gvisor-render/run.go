@@ -11,7 +11,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
 
-const usage = `Usage: gvisor-render -f CONTAINERRUNTIME.yaml [--image-vector-overwrite FILE] [--readiness-gate] [--uninstall]
+const usage = `Usage: gvisor-render -f CONTAINERRUNTIME.yaml [--image-vector-overwrite FILE] [--readiness-gate] [--prove-sandbox=false] [--uninstall]
 
 Prints every object the extension puts into the shoot for the ContainerRuntime(s) in the file
 (one or more YAML documents of kind ContainerRuntime, type gvisor, of one shoot). With --uninstall: what
@@ -30,6 +30,8 @@ func run(args []string, version string, stdout, stderr io.Writer) int {
 		"image vector overwrite file (Gardener's format); defaults to $"+imagevector.OverrideEnv)
 	readinessGate := fs.Bool("readiness-gate", false,
 		"render with the scheduling readiness gate on (the extension's --readiness-gate setting, docs/readiness-gate.md)")
+	proveSandbox := fs.Bool("prove-sandbox", true,
+		"render the installer's sandbox proof on (the extension's --prove-sandbox setting); false renders --prove-sandbox=false")
 	uninstall := fs.Bool("uninstall", false,
 		"render the pools' uninstall mode (removal of gVisor from them: the same DaemonSets running gvisor-installer uninstall)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
@@ -50,7 +52,7 @@ func run(args []string, version string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	out, err := renderFile(*file, *overwrite, version, render.ShootOptions{ReadinessGate: *readinessGate}, *uninstall)
+	out, err := renderFile(*file, *overwrite, version, render.ShootOptions{ReadinessGate: *readinessGate, SkipSandboxProof: !*proveSandbox}, *uninstall)
 	if err != nil {
 		fmt.Fprintf(stderr, "gvisor-render: %v\n", err)
 		if render.IsConfigurationError(err) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
 )
 
@@ -24,6 +25,17 @@ type Result struct {
 	Restarts int
 	// RolledBack is true when containerd's previous configuration was restored.
 	RolledBack bool
+	// Unregistered is true when runsc, registered before this run, was unregistered because gVisor cannot work
+	// on the node (see withdraw).
+	Unregistered bool
+	// Containerd is the CRI runtime's name and version as CRI reported them (e.g. "containerd 2.4.2"); empty when
+	// the run did not ask (--restart=none) or containerd never answered.
+	Containerd string
+	// Sandbox is the successful sandbox proof (Options.Prover); nil when none ran or it failed.
+	Sandbox *sandbox.Proof
+	// Verdict says in the summary's words whether gVisor works here: the sandbox proof's outcome, or why
+	// containerd's version is not supported; empty: neither ran.
+	Verdict string
 	// Label says what happened to the node's readiness label (--label-node); empty: nothing.
 	Label string
 }
@@ -51,70 +63,57 @@ func (r Result) summary(prefix string) string {
 	if r.RolledBack {
 		s += "; previous containerd config restored"
 	}
+	if r.Unregistered {
+		s += "; runsc unregistered"
+	}
+	if r.Verdict != "" {
+		s += "; " + r.Verdict
+	}
 	if r.Label != "" {
 		s += "; " + r.Label
 	}
 	return s
 }
 
-// Install verifies, plans and applies; see the package doc. With NodeLabel it then labels the node (a failure to
-// label fails the install, with runsc left installed).
-func Install(ctx context.Context, o Options) (Result, error) {
-	if err := o.checkNodeLabel(true); err != nil {
-		return Result{Action: "install"}, err
-	}
-	p, err := PlanInstall(o)
-	if err != nil {
-		return Result{Action: "install"}, err
-	}
-	_ = o.validate(true) // PlanInstall validated a copy; apply the same defaults here
-	res, err := o.apply(ctx, p, "install", verify.Runsc)
-	if err != nil {
-		return res, err
-	}
-	return res, o.setNodeLabel(ctx, &res)
-}
-
 // apply writes the plan, then restarts and verifies containerd when its configuration changed, rolling back on
 // failure. Without a configuration change it still checks (when it can) that the config on disk is in effect: a
 // previous run may have written it and died before the restart.
-func (o *Options) apply(ctx context.Context, p *Plan, action string, want verify.Expect) (Result, error) {
+func (o *Options) apply(ctx context.Context, p *Plan, res *Result, want verify.Expect) error {
 	log := o.Logger
-	res := Result{Action: action}
 	for _, c := range p.Changes {
 		if err := o.write(c); err != nil {
-			return res, err
+			return err
 		}
 		res.Changed = append(res.Changed, c.String())
 		log.Info("applied", "step", "write", "change", c.String())
 	}
 	if err := o.cleanSidecarDir(p); err != nil {
-		return res, err
+		return err
 	}
 	if o.Restarter == nil {
 		if p.RestartNeeded() {
 			log.Warn("containerd configuration changed but --restart=none: restart containerd to activate it", "step", "restart")
 		}
-		return res, nil
+		return nil
 	}
 	if !p.RestartNeeded() {
 		if o.Verifier == nil {
-			return res, nil
+			return nil
 		}
 		err := o.Verifier.Verify(ctx, want)
 		if err == nil {
 			log.Info("containerd already has the wanted runtimes", "step", "verify", "want", want.String())
-			return res, nil
+			return nil
 		}
 		log.Warn("containerd config on disk is not in effect; restarting", "step", "verify", "error", err.Error())
 	}
-	if err := o.restartAndVerify(ctx, &res, want); err != nil {
+	if err := o.restartAndVerify(ctx, res, want); err != nil {
 		if !p.RestartNeeded() {
-			return res, err
+			return err
 		}
-		return res, o.rollback(ctx, p, &res, err)
+		return o.rollback(ctx, p, res, err)
 	}
-	return res, nil
+	return nil
 }
 
 func (o *Options) restartAndVerify(ctx context.Context, res *Result, want verify.Expect) error {
@@ -138,8 +137,16 @@ func (o *Options) restartAndVerify(ctx context.Context, res *Result, want verify
 
 // rollback restores containerd's configuration files to what they were before this run and restarts again.
 func (o *Options) rollback(ctx context.Context, p *Plan, res *Result, cause error) error {
-	log := o.Logger
-	log.Error("containerd did not come back healthy; restoring its previous configuration", "step", "rollback", "error", cause.Error())
+	o.Logger.Error("containerd did not come back healthy; restoring its previous configuration", "step", "rollback", "error", cause.Error())
+	if err := o.restorePrevious(ctx, p, res); err != nil {
+		return fmt.Errorf("%s; rollback: %w", cause.Error(), err)
+	}
+	return fmt.Errorf("containerd did not come back healthy with the new configuration, the previous one is restored and containerd runs on it: %w", cause)
+}
+
+// restorePrevious writes containerd's configuration files of the plan back as they were before it, restarts
+// containerd and verifies that it serves CRI again.
+func (o *Options) restorePrevious(ctx context.Context, p *Plan, res *Result) error {
 	var errs []error
 	for i := len(p.Changes) - 1; i >= 0; i-- {
 		c := p.Changes[i]
@@ -151,16 +158,13 @@ func (o *Options) rollback(ctx context.Context, p *Plan, res *Result, cause erro
 			errs = append(errs, err)
 			continue
 		}
-		log.Info("restored", "step", "rollback", "file", c.NodePath)
+		o.Logger.Info("restored", "step", "rollback", "file", c.NodePath)
 	}
 	res.RolledBack = len(errs) == 0
 	if err := o.restartAndVerify(ctx, res, verify.Up); err != nil {
 		errs = append(errs, fmt.Errorf("containerd is not healthy after the rollback either: %w", err))
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("%s; rollback: %w", cause.Error(), errors.Join(errs...))
-	}
-	return fmt.Errorf("containerd did not come back healthy with the new configuration, the previous one is restored and containerd runs on it: %w", cause)
+	return errors.Join(errs...)
 }
 
 func (o *Options) write(c Change) error {
@@ -172,7 +176,7 @@ func (o *Options) write(c Change) error {
 		return fmt.Errorf("creating %s: %w", filepath.Dir(c.NodePath), err)
 	}
 	if c.Source != "" {
-		return hostfs.CopyFileAtomic(c.Source, path, c.Sum, c.Perm)
+		return hostfs.CopyFileAtomicObserved(c.Source, path, c.Sum, c.Perm, o.copyHook)
 	}
 	return hostfs.WriteFileAtomic(path, c.Data, c.Perm)
 }

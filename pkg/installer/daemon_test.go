@@ -16,11 +16,12 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
-// daemonScenarios pair each real containerd with a config it runs on in the field.
+// daemonScenarios pair each supported real containerd with a config it runs on in the field (containerd 1.6 is
+// refused: TestInstallRefusesContainerd16).
 var daemonScenarios = []struct {
 	release, config string
 }{
-	{"1.6", "configs/debian-1.6-packaged.toml"}, // lists no runc: the 1.x trap, on a real daemon
+	{"1.7", "configs/debian-1.6-packaged.toml"}, // lists no runc: the 1.x trap, on a real daemon
 	{"1.7", "configs/gardener-v2.toml"},
 	{"2.2", "configs/default-2.2.toml"}, // imports conf.d: drop-in
 	{"2.4", "configs/default-2.4.toml"}, // imports conf.d: drop-in
@@ -120,12 +121,13 @@ func TestConfigWrittenButNotInEffect(t *testing.T) {
 	}
 }
 
-// TestRollbackWhenRunscNotInEffect: Debian's containerd 1.6 silently ignores a version-3 config, so after the
-// restart it is up but without runsc. The installer must notice over CRI, restore the previous config, restart
-// again and fail.
+// TestRollbackWhenRunscNotInEffect: containerd 2.2 ignores every CRI setting of a version-1 config (no version
+// key), so after the restart it is up but without the runsc the installer registered under plugins.cri. The
+// installer must notice over CRI, restore the previous config, restart again and fail. (Debian's 1.6, which
+// silently ignores a version-3 file, showed the same before 1.6 was refused.)
 func TestRollbackWhenRunscNotInEffect(t *testing.T) {
-	c := installertest.Release(t, "1.6")
-	original := []byte("version = 3\n\n[plugins.'io.containerd.cri.v1.runtime'.containerd]\n  default_runtime_name = 'runc'\n")
+	c := installertest.Release(t, "2.2")
+	original := readTestdata(t, "configs/v1.toml")
 	h := newHost(t, original)
 	d := installertest.StartDaemon(t, c, h.path(cc.ConfigPath), h.root)
 	r := &installertest.Restarter{D: d}

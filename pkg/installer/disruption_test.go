@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
 	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
@@ -80,7 +82,9 @@ var disruptionCases = []struct {
 	after verify.Expect
 	// original, if set, is the operator's config.toml that the node must have again after the action.
 	original string
-	why      string
+	// refused, if set, is part of the refusal the action must end with, the node byte for byte untouched.
+	refused string
+	why     string
 }{
 	{name: "first install", release: "1.7", config: "configs/gardener-v2.toml", action: install, restarts: 1, after: verify.Runsc,
 		why: "runsc is registered in config.toml (containerd 1.x) or a conf.d drop-in (2.x); containerd reads either only at start"},
@@ -110,16 +114,20 @@ var disruptionCases = []struct {
 		why: "its runsc table is exactly ours and is adopted as is; only binaries (and runsc.toml if flags differ) are replaced"},
 	{name: "takeover from the old extension on containerd 2.x (config version 3)", release: "2.4", config: "oldextension/latest-gardener-v3.toml", oldExtension: true, before: "no runsc", action: install, restarts: 1, after: verify.Runsc,
 		why: "its tables sat under plugin IDs version 3 does not read (the node never had runsc): they go, the drop-in comes"},
-	{name: "takeover from the old extension on Debian's containerd 1.6 config", release: "1.6", config: "oldextension/latest-debian-1.6-packaged.toml", oldExtension: true, before: "down", action: install, restarts: 1, after: verify.Runsc,
-		why: "runc was missing beside runsc (CRI down); runc is listed again"},
+	{name: "takeover from the old extension on Debian's packaged config (no runc listed)", release: "1.7", config: "oldextension/latest-debian-1.6-packaged.toml", oldExtension: true, before: "down", action: install, restarts: 1, after: verify.Runsc,
+		why: "runc was missing beside runsc (CRI down, so its version is read after the repair); runc is listed again"},
 	{name: "wrong-plugin-key repair on containerd 2.x (`plugins.cri` in a version 2 file, silently ignored: no runsc)", release: "2.4", config: "oldextension/early-default-1.7.toml", oldExtension: true, before: "no runsc", action: install, restarts: 1, after: verify.Runsc,
 		why: "the stale table is cut out and ours appended; runsc works from now on"},
-	{name: "wrong-plugin-key repair on containerd 1.x (the same file: containerd does not start)", release: "1.6", config: "oldextension/early-default-1.6.toml", oldExtension: true, before: "down", action: install, restarts: 1, after: verify.Runsc,
-		why: "same, and containerd starts again; measured with the installer run on the host root directly: while containerd is down no pod (ours included) starts on the node, which machine-controller-manager normally replaces"},
+	{name: "wrong-plugin-key repair on containerd 1.x (the same file: containerd does not start)", release: "1.7", config: "oldextension/early-default-1.7.toml", oldExtension: true, before: "down", action: install, restarts: 1, after: verify.Runsc,
+		why: "same, and containerd starts again (its version is read once it answers); measured with the installer run on the host root directly: while containerd is down no pod (ours included) starts on the node, which machine-controller-manager normally replaces"},
 	{name: "uninstall after a takeover", release: "1.7", config: "oldextension/latest-gardener-v2.toml", oldExtension: true, setup: []step{install}, action: uninstall, restarts: 1, after: verify.NoRunsc, original: "configs/gardener-v2.toml",
 		why: "the adopted tables are cut out: config.toml is the operator's file from before the old extension"},
 	{name: "uninstall of the old extension's state (never installed by us)", release: "1.7", config: "oldextension/latest-gardener-v2.toml", oldExtension: true, action: uninstall, restarts: 1, after: verify.NoRunsc, original: "configs/gardener-v2.toml",
 		why: "same"},
+	{name: "install on containerd 1.6 (Debian's 1.6.20)", release: "1.6", config: "configs/debian-1.6-packaged.toml", action: install, restarts: 0, refused: "containerd 1.6.20~ds1",
+		why: "refused before anything on the node changes: containerd 1.6 cannot start the gVisor shim (its bootstrap reply); the fix is containerd 1.7 or later"},
+	{name: "uninstall on containerd 1.6", release: "1.6", config: "oldextension/latest-debian-1.6-packaged.toml", oldExtension: true, before: "down", action: uninstall, restarts: 1, after: verify.NoRunsc, original: "configs/debian-1.6-packaged.toml",
+		why: "removing gVisor works on any containerd: the old extension's runsc goes (and its CRI comes back)"},
 }
 
 // TestNodeDisruption measures, per scenario, how often a real containerd daemon is restarted, checks the count the
@@ -152,8 +160,21 @@ func TestNodeDisruption(t *testing.T) {
 					t.Fatalf("setup %s: %v (%s)\n%s", s.name, err, res.Summary(), h.logs)
 				}
 			}
-			before := n.r.Restarts
+			before, tree := n.r.Restarts, installertest.HashTree(t, h.root)
 			res, err := tc.action.run(t, n)
+			if tc.refused != "" {
+				if !refusal.Is(err) || !strings.Contains(err.Error(), tc.refused) {
+					t.Fatalf("%s: want a refusal saying %q, got %v", tc.action.name, tc.refused, err)
+				}
+				if !reflect.DeepEqual(tree, installertest.HashTree(t, h.root)) {
+					t.Errorf("%s: the refusal changed the node", tc.action.name)
+				}
+				if n.r.Restarts != before || res.Restarts != 0 {
+					t.Errorf("%s: containerd restarted although the install was refused", tc.action.name)
+				}
+				t.Logf("%s: %v", res.FailedSummary(), err)
+				return
+			}
 			if err != nil {
 				t.Fatalf("%s: %v\n%s", tc.action.name, err, h.logs)
 			}

@@ -1,16 +1,27 @@
 // Package installer puts gVisor on a node and registers runsc with containerd, safely: it is the program of the
 // installation DaemonSet (cmd/gvisor-installer).
 //
-// Every run first computes a complete plan (verifying the release, the runsc config and the containerd config)
-// and refuses, with the host byte-for-byte untouched, when anything is off. Then it applies the plan with atomic
-// writes, restarts containerd only when containerd's own configuration changed, verifies over CRI that runsc is
-// in effect, and restores the previous configuration (restarting again) when containerd does not come back
-// healthy within a bounded time. A second run with the same input changes nothing and restarts nothing.
+// Install and Uninstall hold the node's exclusive lock for their whole run (flock on /etc/containerd, lock.go): a
+// second run waits (bounded by Options.LockTimeout) and then proceeds, or refuses naming the holder.
+//
+// Install first reads containerd's version over CRI and refuses a containerd older than this gVisor release
+// supports (package containerdversion); when CRI does not answer, the repair proceeds and the version is checked
+// once containerd is back. Every run then computes a complete plan (verifying the release, the runsc config and
+// the containerd config) and refuses, with the host byte-for-byte untouched, when anything is off. Then it applies
+// the plan with atomic writes, restarts containerd only when containerd's own configuration changed, verifies over
+// CRI that runsc is in effect, and restores the previous configuration (restarting again) when containerd does not
+// come back healthy within a bounded time. A second run with the same input changes nothing and restarts nothing.
+//
+// With Options.Prover (--prove-sandbox, on in the chart) Install then starts a real gVisor sandbox through the CRI
+// (package sandbox), on every run, also when nothing changed, and succeeds only if it starts; if it does not,
+// runsc is unregistered again (withdraw: the rollback above, or the uninstall's change to containerd's
+// configuration when runsc was registered before this run) and the install fails, saying why.
 //
 // With Options.NodeLabel (--label-node, the opt-in scheduling readiness gate) Install labels the node once runsc is
-// verified, and Uninstall removes the label before it unregisters runsc (see NodeLabel).
+// verified and the sandbox proven, and Uninstall removes the label before it unregisters runsc (see NodeLabel).
 //
-// Subpackages do one job each: containerdconfig (TOML editor), binaries (release verification and copy),
-// runscconfig (runsc.toml validation), restart (systemd D-Bus), verify (CRI), hostfs (atomic writes),
-// refusal (the error type of refusals).
+// Subpackages do one job each: containerdconfig (TOML editor), containerdversion (the supported containerd
+// versions), binaries (release verification and copy), runscconfig (runsc.toml validation), restart (systemd
+// D-Bus), verify (CRI checks), sandbox (the sandbox proof), hostfs (atomic writes), refusal (the error type of
+// refusals).
 package installer

@@ -13,8 +13,8 @@ import (
 // NodeLabel is the installer's part of the scheduling readiness gate (docs/readiness-gate.md, --label-node): the
 // node's label nodelabel.Key tells the scheduler that gVisor pods may run there.
 //
-// Install sets it only after runsc is registered and verified over CRI, so the label never promises a runsc that
-// does not work; failing to set it fails the install (the pod is not Ready and retries). Uninstall removes it before
+// Install sets it only after runsc is registered and verified over CRI and (with Options.Prover) a gVisor sandbox
+// started, so the label never promises a runsc that does not work; failing to set it fails the install (the pod is not Ready and retries). Uninstall removes it before
 // it unregisters runsc, so the scheduler stops sending gVisor pods to the node first.
 type NodeLabel struct {
 	// Client is a REST client for the core API group: nodelabel.InClusterClient's in the installation pod, or

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/restart"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
 )
 
@@ -27,8 +28,13 @@ type Options struct {
 	NodeArch string
 	// Restarter restarts containerd; nil means never restart (and never verify).
 	Restarter restart.Restarter
-	// Verifier checks containerd over CRI after a restart; nil skips verification.
+	// Verifier checks containerd over CRI after a restart, and reads its version before Install touches the host
+	// (package containerdversion); nil skips both.
 	Verifier verify.Verifier
+	// Prover, if set, starts a real gVisor sandbox once runsc is registered and verified, on every Install (also
+	// when nothing changed: a kernel or containerd update can break a node that worked). Install succeeds only when
+	// the sandbox starts; otherwise runsc is unregistered again (see withdraw). Needs Restarter and Verifier.
+	Prover sandbox.Prover
 	// VerifyTimeout bounds how long containerd may take to come back healthy before the config is rolled back.
 	VerifyTimeout time.Duration
 	// VerifyInterval is the pause between verification attempts.
@@ -38,6 +44,12 @@ type Options struct {
 	// NodeLabel, if set, sets the node's readiness label after a verified install and removes it before an
 	// uninstall (--label-node; see NodeLabel).
 	NodeLabel *NodeLabel
+	// LockTimeout bounds the wait for another run's lock on the node (lock.go); zero means DefaultLockTimeout.
+	LockTimeout time.Duration
+
+	// copyHook, if set, runs when a binary's temporary copy is complete, before its rename (tests freeze a run
+	// there; export_test.go).
+	copyHook func(tmp string)
 }
 
 func (o *Options) validate(needSource bool) error {
@@ -55,6 +67,9 @@ func (o *Options) validate(needSource bool) error {
 	}
 	if o.VerifyTimeout <= 0 {
 		o.VerifyTimeout = 60 * time.Second
+	}
+	if o.LockTimeout <= 0 {
+		o.LockTimeout = DefaultLockTimeout
 	}
 	if o.VerifyInterval <= 0 {
 		o.VerifyInterval = 500 * time.Millisecond

@@ -61,13 +61,19 @@ type Plan struct {
 	// (uninstall) instead of after them (install).
 	label      string
 	labelFirst bool
+	// proof is the sandbox proof's step (Options.Prover), empty without; it runs after the changes, before the label.
+	proof string
 }
 
-// Steps describes every step of the run in its order: the changes on the node and the readiness label's.
+// Steps describes every step of the run in its order: the changes on the node, the sandbox proof's and the
+// readiness label's.
 func (p *Plan) Steps() []string {
 	var steps []string
 	for _, c := range p.Changes {
 		steps = append(steps, c.String())
+	}
+	if p.proof != "" {
+		steps = append(steps, p.proof)
 	}
 	switch {
 	case p.label == "":
@@ -171,7 +177,7 @@ func PlanInstall(o Options) (*Plan, error) {
 			Change{NodePath: BackupPath, Data: doc.Raw, Perm: perm, Detail: "backup of config.toml before the edit"},
 			Change{NodePath: cc.ConfigPath, Data: edit.Content, Perm: perm, Detail: editDetail(edit), Containerd: true, Previous: doc.Raw})
 	}
-	p.label = o.labelStep(true)
+	p.label, p.proof = o.labelStep(true), o.proofStep()
 	return p, nil
 }
 

@@ -22,34 +22,8 @@ func PlanUninstall(o Options) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{binDir: o.host(o.BinDir)}
-	if prev, exists, err := hostfs.ReadFileIfExists(o.host(cc.DropInPath)); err != nil {
+	if err := o.planUnregister(p); err != nil {
 		return nil, err
-	} else if exists {
-		p.Changes = append(p.Changes, Change{NodePath: cc.DropInPath, Detail: "drop-in", Containerd: true, Previous: prev})
-	}
-	// A node without config.toml runs containerd on built-in defaults, which have no runsc: there is nothing to
-	// take out of its configuration, and the rest (binaries, runsc.toml) still goes. Install refuses such a node.
-	if _, err := os.Lstat(o.host(cc.ConfigPath)); errors.Is(err, fs.ErrNotExist) {
-		o.Logger.Info("no containerd config on the node; nothing to remove from it", "step", "parse-config", "file", cc.ConfigPath)
-	} else {
-		doc, err := o.readContainerdConfig()
-		if err != nil {
-			return nil, err
-		}
-		if err := o.checkNoForeignDropIn(doc); err != nil {
-			return nil, err
-		}
-		content, detail, err := o.configWithoutRunsc(doc)
-		if err != nil {
-			return nil, err
-		}
-		perm, err := o.perm(cc.ConfigPath, 0o644)
-		if err != nil {
-			return nil, err
-		}
-		if !bytes.Equal(content, doc.Raw) {
-			p.Changes = append(p.Changes, Change{NodePath: cc.ConfigPath, Data: content, Perm: perm, Detail: detail, Containerd: true, Previous: doc.Raw})
-		}
 	}
 	for _, nodePath := range []string{BackupPath, cc.RunscConfigPath} {
 		if prev, exists, err := hostfs.ReadFileIfExists(o.host(nodePath)); err != nil {
@@ -71,6 +45,42 @@ func PlanUninstall(o Options) (*Plan, error) {
 	p.label, p.labelFirst = o.labelStep(false), true
 	o.Logger.Info("planned uninstall", "step", "plan", "changes", len(p.Changes))
 	return p, nil
+}
+
+// planUnregister adds the changes to containerd's configuration that take runsc out of it: our drop-in goes, and
+// config.toml is restored from the backup or loses every runsc table. Uninstall makes them, and so does an install
+// whose sandbox proof failed on a node where runsc was registered before (withdraw).
+func (o *Options) planUnregister(p *Plan) error {
+	if prev, exists, err := hostfs.ReadFileIfExists(o.host(cc.DropInPath)); err != nil {
+		return err
+	} else if exists {
+		p.Changes = append(p.Changes, Change{NodePath: cc.DropInPath, Detail: "drop-in", Containerd: true, Previous: prev})
+	}
+	// A node without config.toml runs containerd on built-in defaults, which have no runsc: there is nothing to
+	// take out of its configuration, and the rest (binaries, runsc.toml) still goes. Install refuses such a node.
+	if _, err := os.Lstat(o.host(cc.ConfigPath)); errors.Is(err, fs.ErrNotExist) {
+		o.Logger.Info("no containerd config on the node; nothing to remove from it", "step", "parse-config", "file", cc.ConfigPath)
+		return nil
+	}
+	doc, err := o.readContainerdConfig()
+	if err != nil {
+		return err
+	}
+	if err := o.checkNoForeignDropIn(doc); err != nil {
+		return err
+	}
+	content, detail, err := o.configWithoutRunsc(doc)
+	if err != nil {
+		return err
+	}
+	perm, err := o.perm(cc.ConfigPath, 0o644)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(content, doc.Raw) {
+		p.Changes = append(p.Changes, Change{NodePath: cc.ConfigPath, Data: content, Perm: perm, Detail: detail, Containerd: true, Previous: doc.Raw})
+	}
+	return nil
 }
 
 // configWithoutRunsc restores the backup when config.toml is exactly what installing onto the backup produces and
@@ -122,24 +132,30 @@ func (o *Options) checkNoForeignDropIn(doc *cc.Document) error {
 	return nil
 }
 
-// Uninstall removes what Install added and restarts containerd only if its configuration changed. With NodeLabel
-// it first (after planning, so a refusal leaves label and node as they were) removes the node's readiness label.
+// Uninstall takes the node's lock, removes what Install added and restarts containerd only if its configuration
+// changed. With NodeLabel it first (after planning, so a refusal leaves label and node as they were) removes the
+// node's readiness label.
 func Uninstall(ctx context.Context, o Options) (Result, error) {
-	if err := o.checkNodeLabel(false); err != nil {
-		return Result{Action: "uninstall"}, err
+	res := Result{Action: "uninstall"}
+	if err := o.validate(false); err != nil {
+		return res, err
 	}
+	if err := o.checkNodeLabel(false); err != nil {
+		return res, err
+	}
+	unlock, err := o.lock(ctx, "uninstall", true)
+	if err != nil {
+		return res, err
+	}
+	defer unlock()
 	p, err := PlanUninstall(o)
 	if err != nil {
+		return res, err
+	}
+	if err := o.removeNodeLabel(ctx, &res); err != nil {
 		return Result{Action: "uninstall"}, err
 	}
-	_ = o.validate(false)
-	var unlabelled Result
-	if err := o.removeNodeLabel(ctx, &unlabelled); err != nil {
-		return Result{Action: "uninstall"}, err
-	}
-	res, err := o.apply(ctx, p, "uninstall", verify.NoRunsc)
-	res.Label = unlabelled.Label
-	if err != nil {
+	if err := o.apply(ctx, p, &res, verify.NoRunsc); err != nil {
 		return res, err
 	}
 	// The bin dir's gvisor-bin/ is ours; remove it once empty.

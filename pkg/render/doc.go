@@ -10,6 +10,9 @@
 // for both charts together, with RuntimeClassValues.ReadinessGate and InstallationValues.ReadinessGate or with
 // ShootOptions.ReadinessGate; off, the output is exactly what it was before the gate existed.
 //
+// The installer's sandbox proof (the installation chart's proveSandbox, --prove-sandbox) is on by default; the
+// operator setting InstallationValues.SkipSandboxProof or ShootOptions.SkipSandboxProof switches it off.
+//
 // The installation chart has two modes (InstallationValues.Mode): install (the default) and uninstall, which
 // renders the same DaemonSet running `gvisor-installer uninstall`, for removing gVisor from a pool: the controller
 // replaces the content of the pool's ManagedResource with ForUninstall's rendering, the pods roll node by node from

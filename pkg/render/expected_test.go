@@ -3,6 +3,7 @@ package render_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -55,6 +56,8 @@ type dsParams struct {
 	tolerations                        []corev1.Toleration
 	// uninstall renders the uninstall mode: command uninstall, no release or runsc config, the mode label.
 	uninstall bool
+	// skipSandboxProof renders install mode with --prove-sandbox=false.
+	skipSandboxProof bool
 }
 
 func expectedDaemonSet(p dsParams) *appsv1.DaemonSet {
@@ -100,17 +103,18 @@ func expectedDaemonSet(p dsParams) *appsv1.DaemonSet {
 						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 					},
 					Containers: []corev1.Container{{
-						Name:            "installer",
-						Image:           p.image,
-						ImagePullPolicy: corev1.PullIfNotPresent,
+						Name:                     "installer",
+						Image:                    p.image,
+						ImagePullPolicy:          corev1.PullIfNotPresent,
+						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 						Command: []string{
 							"/gvisor-installer", "install", "--host-root=/host", "--source=/opt/gvisor",
-							"--bin-dir=" + p.binaryPath, "--runsc-config=/etc/gvisor-installer/runsc.toml",
-							"--restart=systemd", "--idle", "--ready-file=/run/gvisor-installer/ready",
+							"--bin-dir=" + p.binaryPath, "--runsc-config=/etc/gvisor-installer/runsc.toml", "--prove-sandbox=" + strconv.FormatBool(!p.skipSandboxProof),
+							"--restart=systemd", "--idle", "--ready-file=/run/gvisor-installer/ready", "--termination-message=/dev/termination-log",
 						},
 						ReadinessProbe: &corev1.Probe{
 							ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{
-								"/gvisor-installer", "ready", "--ready-file=/run/gvisor-installer/ready",
+								"/gvisor-idle", "ready", "--ready-file=/run/gvisor-installer/ready",
 							}}},
 							PeriodSeconds:    10,
 							FailureThreshold: 3,
@@ -164,7 +168,7 @@ func expectedDaemonSet(p dsParams) *appsv1.DaemonSet {
 		c := &ds.Spec.Template.Spec.Containers[0]
 		c.Command = []string{
 			"/gvisor-installer", "uninstall", "--host-root=/host", "--bin-dir=" + p.binaryPath,
-			"--restart=systemd", "--idle", "--ready-file=/run/gvisor-installer/ready",
+			"--restart=systemd", "--idle", "--ready-file=/run/gvisor-installer/ready", "--termination-message=/dev/termination-log",
 		}
 		c.VolumeMounts = []corev1.VolumeMount{
 			{Name: "bin-dir", MountPath: "/host" + p.binaryPath},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/charts"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/apis/gvisor/v1alpha1"
 )
 
 // Renderer renders the embedded charts. It is immutable after New and safe for concurrent use.
@@ -63,14 +64,19 @@ func (r *Renderer) RuntimeClass(v RuntimeClassValues) (*Manifests, error) {
 	return r.render(r.runtimeClass, values)
 }
 
-// Installation renders one worker pool's installation chart, in install or uninstall mode (v.Mode).
+// Installation renders one worker pool's installation chart, in install or uninstall mode (v.Mode). In install
+// mode the runsc flags get their defaults first (v1alpha1.WithDefaults: debug or strace without debug-log logs to
+// v1alpha1.DefaultDebugLog, as the original extension does); this is the one place defaults are applied, and every
+// path to a rendered installation (the controller, gvisor-render, Shoot, ContainerRuntimes) goes through it.
 func (r *Renderer) Installation(v InstallationValues) (*Manifests, error) {
-	if err := configurationError(validateInstallationValues(v)); err != nil {
-		return nil, err
-	}
 	if v.Mode == ModeUninstall {
 		// Uninstall writes no runsc config: the flags would only be checked against the chart's schema.
 		v.ConfigFlags = nil
+	} else {
+		v.ConfigFlags = v1alpha1.WithDefaults(v.ConfigFlags)
+	}
+	if err := configurationError(validateInstallationValues(v)); err != nil {
+		return nil, err
 	}
 	if v.Image == "" {
 		var opts []gardenerimagevector.FindOptionFunc
@@ -86,6 +92,9 @@ func (r *Renderer) Installation(v InstallationValues) (*Manifests, error) {
 	values, err := toMap(v)
 	if err != nil {
 		return nil, err
+	}
+	if v.SkipSandboxProof {
+		values["proveSandbox"] = false // the chart's default is on
 	}
 	return r.render(r.installation, values)
 }

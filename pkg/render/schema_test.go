@@ -38,6 +38,7 @@ func TestSchemasAreStrict(t *testing.T) {
 		{"node selector value not a string", r.runtimeClass, map[string]any{"nodeSelector": map[string]any{"a": true}}, "/nodeSelector/a"},
 		{"readinessGate as a string", r.runtimeClass, map[string]any{"readinessGate": "true"}, "/readinessGate"},
 		{"readinessGate as an object", r.installation, merge(valid(), map[string]any{"readinessGate": map[string]any{"enabled": true}}), "/readinessGate"},
+		{"proveSandbox as a string", r.installation, merge(valid(), map[string]any{"proveSandbox": "false"}), "/proveSandbox"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,6 +11,9 @@ import (
 type ShootOptions struct {
 	// ReadinessGate sets RuntimeClassValues.ReadinessGate and every pool's InstallationValues.ReadinessGate.
 	ReadinessGate bool
+	// SkipSandboxProof sets every pool's InstallationValues.SkipSandboxProof (the extension's --prove-sandbox=false);
+	// the zero value keeps the sandbox proof on.
+	SkipSandboxProof bool
 }
 
 // ContainerRuntimes renders everything the extension puts into a shoot for the given ContainerRuntimes of one
@@ -57,7 +60,7 @@ func (r *Renderer) pools(opts ShootOptions, crs []*extensionsv1alpha1.ContainerR
 		if err := owners.add(cr, values.WorkerPool); err != nil {
 			return nil, err
 		}
-		values.ReadinessGate = opts.ReadinessGate
+		values.ReadinessGate, values.SkipSandboxProof = opts.ReadinessGate, opts.SkipSandboxProof
 		m, err := r.Installation(values)
 		if err != nil {
 			return nil, fmt.Errorf("ContainerRuntime %s/%s: %s: %w", cr.Namespace, cr.Name, what, err)

@@ -57,7 +57,8 @@ type InstallationValues struct {
 	// BinaryPath is the host directory for runsc and the shim (ContainerRuntime spec.binaryPath); required,
 	// absolute and clean.
 	BinaryPath string `json:"binaryPath"`
-	// ConfigFlags are runsc flags, checked against the allowlist of package v1alpha1.
+	// ConfigFlags are runsc flags, checked against the allowlist of package v1alpha1. Installation fills in their
+	// defaults (v1alpha1.WithDefaults) before rendering, without changing this map.
 	ConfigFlags map[string]string `json:"configFlags,omitempty"`
 	// Tolerations of the installation pods; nil means the chart default (tolerate everything).
 	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
@@ -70,4 +71,8 @@ type InstallationValues struct {
 	// mounts its token and passes --label-node and NODE_NAME, so the installer labels its node once runsc works
 	// (docs/readiness-gate.md). Must match RuntimeClassValues.ReadinessGate.
 	ReadinessGate bool `json:"readinessGate,omitempty"`
+	// SkipSandboxProof renders the chart with proveSandbox: false: the installer then reports Ready once runsc is
+	// registered and verified over CRI, without starting a gVisor sandbox (--prove-sandbox=false). The zero value
+	// keeps the chart's default, the proof on. An operator setting (ShootOptions.SkipSandboxProof).
+	SkipSandboxProof bool `json:"-"`
 }

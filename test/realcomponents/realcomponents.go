@@ -37,3 +37,7 @@ func KubebuilderAssets(t testing.TB) string {
 
 // GVisorDir returns the folder with static runsc and containerd-shim-runsc-v1 (GVISOR_TEST_GVISOR_DIR).
 func GVisorDir(t testing.TB) string { return Env(t, "GVISOR_TEST_GVISOR_DIR", "tool-gvisor") }
+
+// Node returns what the real-sandbox test nodes need from Debian, "busybox=PATH cni=DIR" (GVISOR_TEST_NODE,
+// printed by hack/tools/node.sh; test/node parses it).
+func Node(t testing.TB) string { return Env(t, "GVISOR_TEST_NODE", "tool-node") }

@@ -163,7 +163,7 @@ func run(ctx context.Context, o *Options) error {
 		return fmt.Errorf("adding controllers: %w", err)
 	}
 	log.Info("Starting controller manager", "version", version.Version, "gardenerVersion", o.GardenerVersion,
-		"readinessGate", o.ReadinessGate, "uninstallTimeout", o.UninstallTimeout)
+		"readinessGate", o.ReadinessGate, "proveSandbox", o.ProveSandbox, "uninstallTimeout", o.UninstallTimeout)
 	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("running manager: %w", err)
 	}
@@ -188,5 +188,6 @@ func addContainerRuntimeController(ctx context.Context, mgr manager.Manager, o *
 		DeleteWaitTimeout:         o.DeleteWaitTimeout,
 		UninstallTimeout:          o.UninstallTimeout,
 		ReadinessGate:             o.ReadinessGate,
+		SkipSandboxProof:          !o.ProveSandbox,
 	})
 }

@@ -24,6 +24,8 @@ const (
 	UninstallTimeoutFlag = "uninstall-timeout"
 	// ReadinessGateFlag switches the scheduling readiness gate on (docs/readiness-gate.md).
 	ReadinessGateFlag = "readiness-gate"
+	// ProveSandboxFlag switches the installer's sandbox proof (on by default) off with false.
+	ProveSandboxFlag = "prove-sandbox"
 	// VersionFlag prints the version and exits.
 	VersionFlag = "version"
 )
@@ -49,6 +51,9 @@ type Options struct {
 	UninstallTimeout time.Duration
 	// ReadinessGate renders the scheduling readiness gate for shoots on Kubernetes 1.30 or later.
 	ReadinessGate bool
+	// ProveSandbox renders the installation with the installer's sandbox proof (default true): a node's pod turns
+	// Ready only once a real gVisor sandbox started there.
+	ProveSandbox bool
 	// KubeAPIQPS and KubeAPIBurst limit the client's request rate. Gardener's RESTOptions leave client-go's
 	// defaults (5 QPS, burst 10), which cap a seed with many shoots at about one ContainerRuntime per second;
 	// the defaults here are gardenlet's. The API server still protects itself (API Priority and Fairness).
@@ -72,6 +77,7 @@ func NewOptions() *Options {
 		Heartbeat:         heartbeatcmd.Options{ExtensionName: Name, Namespace: ns, RenewIntervalSeconds: 30},
 		DeleteWaitTimeout: 2 * time.Minute,
 		UninstallTimeout:  5 * time.Minute,
+		ProveSandbox:      true,
 		KubeAPIQPS:        100,
 		KubeAPIBurst:      130,
 	}
@@ -99,6 +105,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.ReadinessGate, ReadinessGateFlag, o.ReadinessGate,
 		"Render the scheduling readiness gate (docs/readiness-gate.md): the RuntimeClass also requires the label the "+
 			"installer sets once runsc works. Only for shoots on Kubernetes 1.30 or later; breaks scale-up from zero.")
+	fs.BoolVar(&o.ProveSandbox, ProveSandboxFlag, o.ProveSandbox,
+		"Have the installer start a real gVisor sandbox on every node (after registering runsc and on every re-run) before "+
+			"its pod turns Ready; a node where it does not start gets runsc unregistered again. false: Ready means runsc is registered.")
 	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Queries per second the controller may send to the API server.")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of queries the controller may send to the API server above --kube-api-qps.")
 	fs.BoolVar(&o.PrintVersion, VersionFlag, false, "Print the version and exit.")

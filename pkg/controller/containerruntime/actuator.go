@@ -21,6 +21,7 @@ type Actuator struct {
 	uninstallTimeout  time.Duration
 
 	readinessGateEnabled bool
+	skipSandboxProof     bool
 }
 
 var _ gardenercontainerruntime.Actuator = (*Actuator)(nil)
@@ -43,6 +44,9 @@ type ActuatorOptions struct {
 	// ReadinessGate renders the scheduling readiness gate (docs/readiness-gate.md) for shoots on Kubernetes 1.30
 	// or later.
 	ReadinessGate bool
+	// SkipSandboxProof renders the installation with the installer's sandbox proof off (--prove-sandbox=false); the
+	// zero value keeps it on (render.InstallationValues.SkipSandboxProof).
+	SkipSandboxProof bool
 }
 
 // NewActuator returns an Actuator.
@@ -56,5 +60,6 @@ func NewActuator(o ActuatorOptions) *Actuator {
 		uninstallTimeout:  o.UninstallTimeout,
 
 		readinessGateEnabled: o.ReadinessGate,
+		skipSandboxProof:     o.SkipSandboxProof,
 	}
 }

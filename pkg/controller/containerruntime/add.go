@@ -27,6 +27,8 @@ type Config struct {
 	UninstallTimeout time.Duration
 	// ReadinessGate switches the scheduling readiness gate on (see ActuatorOptions).
 	ReadinessGate bool
+	// SkipSandboxProof switches the installer's sandbox proof off (see ActuatorOptions).
+	SkipSandboxProof bool
 }
 
 // AddToManager adds the ContainerRuntime controller for type gvisor, built on Gardener's extension library.
@@ -42,6 +44,7 @@ func AddToManager(ctx context.Context, mgr manager.Manager, cfg Config) error {
 		DeleteWaitTimeout: cfg.DeleteWaitTimeout,
 		UninstallTimeout:  cfg.UninstallTimeout,
 		ReadinessGate:     cfg.ReadinessGate,
+		SkipSandboxProof:  cfg.SkipSandboxProof,
 	})
 	return gardenercontainerruntime.Add(mgr, gardenercontainerruntime.AddArgs{
 		Actuator:                  actuator,

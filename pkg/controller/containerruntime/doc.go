@@ -39,6 +39,9 @@
 // rendered with the gate for shoots on Kubernetes 1.30 or later; older shoots get it off, with a log line saying why
 // (the ValidatingAdmissionPolicy v1 API and node names in bound tokens arrive with 1.30).
 //
+// Sandbox proof: the installation is rendered with the installer's sandbox proof on (a pool's pods turn Ready only
+// once a real gVisor sandbox started on their node) unless SkipSandboxProof (--prove-sandbox=false) is set.
+//
 // testImageTag: the original extension let a shoot owner set providerConfig.testImageTag to run an installation
 // image of the operator's "test repository". That lets a shoot owner choose what runs as root on every node of
 // the pool, which is an operator decision. This controller accepts the field (old configurations still decode)

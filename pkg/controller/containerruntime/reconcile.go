@@ -56,6 +56,7 @@ func (a *Actuator) render(log logr.Logger, cr *extensionsv1alpha1.ContainerRunti
 	}
 	values.TargetVersion = shootVersion
 	values.ReadinessGate = a.readinessGate(log, shootVersion)
+	values.SkipSandboxProof = a.skipSandboxProof
 	a.warnTestImageTag(log, cr)
 
 	if runtimeClass, err = a.renderer.RuntimeClass(render.RuntimeClassValues{ReadinessGate: values.ReadinessGate}); err != nil {

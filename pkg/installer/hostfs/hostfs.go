@@ -118,6 +118,12 @@ func SameFile(path string, size int64, sum string, perm fs.FileMode) (bool, erro
 // CopyFileAtomic copies src to dst like WriteFileAtomic, streaming, and refuses to rename the copy into place
 // unless it has the SHA-512 wantSum (the source was verified earlier; it must not have changed since).
 func CopyFileAtomic(src, dst, wantSum string, perm fs.FileMode) error {
+	return CopyFileAtomicObserved(src, dst, wantSum, perm, nil)
+}
+
+// CopyFileAtomicObserved is CopyFileAtomic; copied, if not nil, runs once the temporary file holds the whole,
+// verified copy, before it is renamed over dst. Tests freeze a run there, mid-copy as another run sees it.
+func CopyFileAtomicObserved(src, dst, wantSum string, perm fs.FileMode, copied func(tmp string)) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return fmt.Errorf("opening %s: %w", src, err)
@@ -130,6 +136,9 @@ func CopyFileAtomic(src, dst, wantSum string, perm fs.FileMode) error {
 		}
 		if got := hex.EncodeToString(h.Sum(nil)); got != wantSum {
 			return fmt.Errorf("%s changed after it was verified (SHA-512 %s, verified %s)", src, got[:16], wantSum[:16])
+		}
+		if copied != nil {
+			copied(tmp.Name())
 		}
 		return nil
 	})

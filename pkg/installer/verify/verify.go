@@ -40,6 +40,8 @@ func (e Expect) String() string {
 type Verifier interface {
 	// Verify returns nil when containerd serves CRI and its runtimes meet want.
 	Verify(ctx context.Context, want Expect) error
+	// RuntimeVersion returns the CRI runtime's name and version (CRI Version), e.g. "containerd" and "1.7.35".
+	RuntimeVersion(ctx context.Context) (name, version string, err error)
 }
 
 // CRISocket is the node path of containerd's socket (the CRI service is served on it).
@@ -51,11 +53,35 @@ type CRI struct {
 	Socket string
 }
 
+// Dial returns a gRPC connection to a CRI socket (no I/O yet: the first call connects).
+func Dial(socket string) (*grpc.ClientConn, error) {
+	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return nil, fmt.Errorf("connecting to %s: %w", socket, err)
+	}
+	return conn, nil
+}
+
+// RuntimeVersion asks CRI Version once. containerd reports its own version string there: "1.6.20~ds1" (Debian),
+// "v2.0.14", "1.7.35+unknown" (a build without version stamping); package containerdversion parses them.
+func (c CRI) RuntimeVersion(ctx context.Context) (name, version string, err error) {
+	conn, err := Dial(c.Socket)
+	if err != nil {
+		return "", "", err
+	}
+	defer conn.Close()
+	resp, err := runtimeapi.NewRuntimeServiceClient(conn).Version(ctx, &runtimeapi.VersionRequest{})
+	if err != nil {
+		return "", "", fmt.Errorf("CRI Version over %s: %w", c.Socket, err)
+	}
+	return resp.GetRuntimeName(), resp.GetRuntimeVersion(), nil
+}
+
 // Verify asks CRI Status (verbose) once.
 func (c CRI) Verify(ctx context.Context, want Expect) error {
-	conn, err := grpc.NewClient("unix://"+c.Socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := Dial(c.Socket)
 	if err != nil {
-		return fmt.Errorf("connecting to %s: %w", c.Socket, err)
+		return err
 	}
 	defer conn.Close()
 	resp, err := runtimeapi.NewRuntimeServiceClient(conn).Status(ctx, &runtimeapi.StatusRequest{Verbose: true})

@@ -23,6 +23,10 @@ func (a *answers) Verify(ctx context.Context, _ Expect) error {
 	return err
 }
 
+func (a *answers) RuntimeVersion(context.Context) (string, string, error) {
+	return "containerd", "2.4.2", nil
+}
+
 // TestUntilReportsTheTellingError: on a loaded node the call that runs into the overall deadline fails with
 // DeadlineExceeded; the operator must still see why containerd was not accepted.
 func TestUntilReportsTheTellingError(t *testing.T) {

@@ -1,0 +1,241 @@
+// Package sandbox proves that gVisor works on the node: it starts a real, minimal pod sandbox with the runsc
+// runtime handler through containerd's CRI, the way the kubelet starts a gVisor pod, checks it and removes it.
+//
+// Configuration checks cannot tell whether a sandbox starts: containerd 1.6 has runsc registered and every CRI
+// check green, and still cannot start the shim we ship; a runsc that does not run on the node's kernel, or a
+// containerd update, breaks a node that worked. Starting a sandbox tells.
+//
+// The sandbox is what a BestEffort gVisor pod without containers is: host network (NamespaceOption Network=NODE,
+// so no CNI is involved and the pod network's state does not matter), the node's configured sandbox (pause) image
+// (containerd pulls it if absent), the kubelet's BestEffort QoS cgroup as parent in the cgroup driver containerd
+// reports, metadata name SandboxName in namespace kube-system with a fresh UID per run and the label LabelKey. No
+// container is needed: starting the sandbox starts the shim, which boots the gVisor sentry and runs the pause
+// process in it. gVisor gives a host-network sandbox a network namespace of its own unless runsc runs with
+// --network=host, so the proof cannot touch the node's interfaces.
+//
+// The kubelet does not know this pod and may stop it during its housekeeping; a proof that finds its sandbox
+// stopped right after a successful start tries once more.
+package sandbox
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+)
+
+const (
+	// SandboxName and SandboxNamespace are the proof sandbox's CRI metadata (crictl pods shows them).
+	SandboxName      = "gvisor-installer-proof"
+	SandboxNamespace = "kube-system"
+	// LabelKey marks every proof sandbox, so that a later run finds and removes those an interrupted run left.
+	LabelKey = "gvisor.runtime.extensions.gardener.cloud/sandbox-proof"
+	// labelValue names the program that made it.
+	labelValue = "gvisor-installer"
+	// CreatorAnnotation says who made the sandbox and why (CRI.Creator).
+	CreatorAnnotation = "gvisor.runtime.extensions.gardener.cloud/created-by"
+
+	// DefaultHandler is the runtime handler the installer registers.
+	DefaultHandler = "runsc"
+	// DefaultTimeout bounds a proof: the pause image pull (if absent), the sandbox start, the checks and the removal.
+	DefaultTimeout = 60 * time.Second
+	// cleanupTimeout bounds removing a failed proof's sandbox after the proof's own time ran out.
+	cleanupTimeout = 30 * time.Second
+	attempts       = 2
+)
+
+// Prover proves that a gVisor sandbox starts on the node.
+type Prover interface {
+	Prove(ctx context.Context) (Proof, error)
+}
+
+// Proof is what a successful proof found, for the installer's summary line.
+type Proof struct {
+	// Handler is the runtime handler the sandbox ran with.
+	Handler string
+	// RuntimeType is the shim containerd ran the sandbox with (e.g. io.containerd.runsc.v1), from the sandbox's
+	// verbose status; empty when containerd does not report it.
+	RuntimeType string
+	// Started is how long RunPodSandbox took: sandbox image ready, shim started, gVisor sentry booted.
+	Started time.Duration
+	// Total is the whole proof, leftover cleanup, checks and removal included.
+	Total time.Duration
+	// Leftovers counts sandboxes of earlier, interrupted proofs that were removed first.
+	Leftovers int
+}
+
+func (p Proof) String() string {
+	s := fmt.Sprintf("gVisor sandbox started in %s", p.Started.Round(time.Millisecond))
+	if p.RuntimeType != "" {
+		s += " (" + p.RuntimeType + ")"
+	}
+	return s
+}
+
+// CRI proves over a CRI socket.
+type CRI struct {
+	// Socket is the CRI socket path as the installer sees it (under --host-root).
+	Socket string
+	// Handler is the runtime handler to start the sandbox with; empty means DefaultHandler.
+	Handler string
+	// Timeout bounds the proof; zero means DefaultTimeout.
+	Timeout time.Duration
+	// CgroupParent is the sandbox's cgroup parent; empty means the kubelet's BestEffort QoS cgroup in the driver
+	// containerd reports (systemd: kubepods-besteffort.slice; cgroupfs: /kubepods/besteffort). Tests on machines
+	// without a kubelet set their own.
+	CgroupParent string
+	// Creator goes into the sandbox's CreatorAnnotation, e.g. "gvisor-installer v0.2.0".
+	Creator string
+}
+
+// Prove removes earlier proofs' sandboxes, starts one sandbox with the handler, checks that it runs with it, and
+// stops and removes it. A failure returns an error carrying containerd's own text and leaves no sandbox behind.
+func (c CRI) Prove(ctx context.Context) (Proof, error) {
+	if c.Handler == "" {
+		c.Handler = DefaultHandler
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
+	defer cancel()
+	conn, err := verify.Dial(c.Socket)
+	if err != nil {
+		return Proof{}, err
+	}
+	defer conn.Close()
+	rs := runtimeapi.NewRuntimeServiceClient(conn)
+
+	proof := Proof{Handler: c.Handler}
+	if proof.Leftovers, err = c.removeAll(ctx, rs); err != nil {
+		return proof, fmt.Errorf("removing the sandboxes of earlier proofs (label %s): %w", LabelKey, err)
+	}
+	parent := c.CgroupParent
+	if parent == "" {
+		if parent, err = besteffortParent(ctx, rs); err != nil {
+			return proof, err
+		}
+	}
+	for attempt := 1; ; attempt++ {
+		stopped, err := c.once(ctx, rs, parent, &proof)
+		if err == nil {
+			proof.Total = time.Since(start)
+			return proof, nil
+		}
+		// Never leave a sandbox behind, also when the proof's own time ran out.
+		cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+		_, cerr := c.removeAll(cctx, rs)
+		ccancel()
+		if cerr != nil {
+			err = fmt.Errorf("%w; removing the proof sandbox: %v", err, cerr)
+		}
+		if !stopped || attempt == attempts || ctx.Err() != nil {
+			return proof, err
+		}
+	}
+}
+
+// once runs one sandbox. stopped reports a sandbox that started but was no longer running at the check (something
+// else stopped it; the kubelet's housekeeping may stop pods it does not know).
+func (c CRI) once(ctx context.Context, rs runtimeapi.RuntimeServiceClient, parent string, proof *Proof) (stopped bool, err error) {
+	cfg, err := c.config(parent)
+	if err != nil {
+		return false, err
+	}
+	t0 := time.Now()
+	run, err := rs.RunPodSandbox(ctx, &runtimeapi.RunPodSandboxRequest{Config: cfg, RuntimeHandler: c.Handler})
+	if err != nil {
+		return false, fmt.Errorf("starting a pod sandbox with runtime handler %q over %s: %w", c.Handler, c.Socket, err)
+	}
+	proof.Started = time.Since(t0)
+	id := run.GetPodSandboxId()
+	st, err := rs.PodSandboxStatus(ctx, &runtimeapi.PodSandboxStatusRequest{PodSandboxId: id, Verbose: true})
+	if err != nil {
+		return false, fmt.Errorf("CRI PodSandboxStatus of the proof sandbox %s: %w", id, err)
+	}
+	status := st.GetStatus()
+	if h := status.GetRuntimeHandler(); h != "" && h != c.Handler {
+		return false, fmt.Errorf("the proof sandbox %s runs with runtime handler %q, want %q", id, h, c.Handler)
+	}
+	proof.RuntimeType = runtimeType(st.GetInfo())
+	if status.GetState() != runtimeapi.PodSandboxState_SANDBOX_READY {
+		return true, fmt.Errorf("the proof sandbox %s started with handler %q but is %s at the check", id, c.Handler, status.GetState())
+	}
+	if _, err := rs.StopPodSandbox(ctx, &runtimeapi.StopPodSandboxRequest{PodSandboxId: id}); err != nil {
+		return false, fmt.Errorf("stopping the proof sandbox %s: %w", id, err)
+	}
+	if _, err := rs.RemovePodSandbox(ctx, &runtimeapi.RemovePodSandboxRequest{PodSandboxId: id}); err != nil {
+		return false, fmt.Errorf("removing the proof sandbox %s: %w", id, err)
+	}
+	return false, nil
+}
+
+// config is the minimal pod: host network, a fresh UID, our label and annotation, the kubelet's BestEffort parent.
+func (c CRI) config(parent string) (*runtimeapi.PodSandboxConfig, error) {
+	uid, err := newUID()
+	if err != nil {
+		return nil, err
+	}
+	creator := c.Creator
+	if creator == "" {
+		creator = labelValue
+	}
+	return &runtimeapi.PodSandboxConfig{
+		Metadata:    &runtimeapi.PodSandboxMetadata{Name: SandboxName, Namespace: SandboxNamespace, Uid: uid},
+		Labels:      map[string]string{LabelKey: labelValue},
+		Annotations: map[string]string{CreatorAnnotation: creator + ": proves that a gVisor sandbox starts on this node; removed at once"},
+		Linux: &runtimeapi.LinuxPodSandboxConfig{
+			CgroupParent: parent,
+			SecurityContext: &runtimeapi.LinuxSandboxSecurityContext{
+				NamespaceOptions: &runtimeapi.NamespaceOption{Network: runtimeapi.NamespaceMode_NODE, Pid: runtimeapi.NamespaceMode_POD, Ipc: runtimeapi.NamespaceMode_POD},
+			},
+		},
+	}, nil
+}
+
+// removeAll stops and removes every sandbox carrying our label and returns how many there were.
+func (c CRI) removeAll(ctx context.Context, rs runtimeapi.RuntimeServiceClient) (int, error) {
+	list, err := rs.ListPodSandbox(ctx, &runtimeapi.ListPodSandboxRequest{Filter: &runtimeapi.PodSandboxFilter{LabelSelector: map[string]string{LabelKey: labelValue}}})
+	if err != nil {
+		return 0, fmt.Errorf("CRI ListPodSandbox over %s: %w", c.Socket, err)
+	}
+	var errs []error
+	for _, s := range list.GetItems() {
+		if _, err := rs.StopPodSandbox(ctx, &runtimeapi.StopPodSandboxRequest{PodSandboxId: s.GetId()}); err != nil {
+			errs = append(errs, fmt.Errorf("stopping sandbox %s: %w", s.GetId(), err))
+			continue
+		}
+		if _, err := rs.RemovePodSandbox(ctx, &runtimeapi.RemovePodSandboxRequest{PodSandboxId: s.GetId()}); err != nil {
+			errs = append(errs, fmt.Errorf("removing sandbox %s: %w", s.GetId(), err))
+		}
+	}
+	return len(list.GetItems()), errors.Join(errs...)
+}
+
+// runtimeType reads runtimeType from containerd's verbose sandbox info (JSON under "info").
+func runtimeType(info map[string]string) string {
+	var v struct {
+		RuntimeType string `json:"runtimeType"`
+	}
+	if json.Unmarshal([]byte(info["info"]), &v) != nil {
+		return ""
+	}
+	return v.RuntimeType
+}
+
+func newUID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("generating the proof sandbox's UID: %w", err)
+	}
+	b[6] = b[6]&0x0f | 0x40 // version 4
+	b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]), nil
+}

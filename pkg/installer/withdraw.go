@@ -1,0 +1,63 @@
+package installer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+)
+
+// withdraw leaves the node with runsc not registered after containerd came back healthy with it but gVisor cannot
+// work there (the sandbox proof failed, or containerd turned out to be older than the minimum): the kubelet must
+// not be offered a runtime handler whose sandboxes cannot start, and the install fails (the pod stays not Ready and
+// retries).
+//
+// When this run changed containerd's configuration, the previous one is restored exactly as after a failed
+// verification (rollback). When runsc was registered before this run (nothing to restore), or the restored
+// configuration still registers it, runsc is unregistered with the uninstall's configuration change
+// (planUnregister). Binaries and runsc.toml stay: without the handler nothing runs them, and the next run needs
+// them.
+func (o *Options) withdraw(ctx context.Context, p *Plan, res *Result, cause error) error {
+	log := o.Logger
+	if p.RestartNeeded() {
+		log.Error("gVisor cannot work on this node; restoring containerd's previous configuration", "step", "rollback", "error", cause.Error())
+		if err := o.restorePrevious(ctx, p, res); err != nil {
+			return fmt.Errorf("%w; restoring containerd's previous configuration: %v", cause, err)
+		}
+		if err := o.Verifier.Verify(ctx, verify.NoRunsc); err == nil {
+			return fmt.Errorf("%w; containerd's previous configuration is restored, runsc is not registered", cause)
+		}
+		log.Warn("containerd's previous configuration registers runsc too; unregistering it", "step", "unregister")
+	} else {
+		log.Error("gVisor cannot work on this node; unregistering runsc", "step", "unregister", "error", cause.Error())
+	}
+	if err := o.unregister(ctx, res); err != nil {
+		return fmt.Errorf("%w; unregistering runsc: %v", cause, err)
+	}
+	return fmt.Errorf("%w; runsc is unregistered from containerd", cause)
+}
+
+// unregister makes the uninstall's change to containerd's configuration, restarts containerd and verifies that
+// runsc is gone; when containerd does not come back healthy, that change is rolled back too.
+func (o *Options) unregister(ctx context.Context, res *Result) error {
+	up := &Plan{binDir: o.host(o.BinDir)}
+	if err := o.planUnregister(up); err != nil {
+		return err
+	}
+	if !up.RestartNeeded() {
+		return errors.New("no configuration file of gvisor-installer registers runsc, yet containerd has it")
+	}
+	for _, c := range up.Changes {
+		if err := o.write(c); err != nil {
+			return err
+		}
+		res.Changed = append(res.Changed, c.String())
+		o.Logger.Info("applied", "step", "unregister", "change", c.String())
+	}
+	if err := o.restartAndVerify(ctx, res, verify.NoRunsc); err != nil {
+		return o.rollback(ctx, up, res, err)
+	}
+	res.Unregistered = true
+	return nil
+}
