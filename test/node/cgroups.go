@@ -1,0 +1,70 @@
+package nodetest
+
+import (
+	"bufio"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// cgroupMounts returns the mount points of every cgroup hierarchy (v1 controllers, named ones, the v2 unified one).
+func cgroupMounts() ([]string, error) {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		// mountinfo: ID parent major:minor root mountpoint options [optional...] - fstype source superoptions
+		fields := strings.Fields(sc.Text())
+		sep := slices.Index(fields, "-")
+		if sep < 0 || sep+1 >= len(fields) || len(fields) < 5 {
+			continue
+		}
+		if fs := fields[sep+1]; fs == "cgroup" || fs == "cgroup2" {
+			out = append(out, fields[4])
+		}
+	}
+	return out, sc.Err()
+}
+
+// cgroupDirs returns the node's cgroup directories (CgroupParent and below, in every hierarchy), deepest first.
+func (n *Node) cgroupDirs() []string {
+	mounts, _ := cgroupMounts()
+	var dirs []string
+	for _, m := range mounts {
+		root := filepath.Join(m, n.cgroupParent)
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				dirs = append(dirs, p)
+			}
+			return nil
+		})
+	}
+	slices.SortFunc(dirs, func(a, b string) int { return strings.Count(b, "/") - strings.Count(a, "/") })
+	return dirs
+}
+
+// removeCgroups removes the node's cgroups depth-first and returns those that remain after a bounded retry (a
+// cgroup is busy for a moment after its last process was killed).
+func (n *Node) removeCgroups(timeout time.Duration) []string {
+	deadline := time.Now().Add(timeout)
+	for {
+		var left []string
+		for _, d := range n.cgroupDirs() {
+			if err := os.Remove(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				left = append(left, d+": "+err.Error())
+			}
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -1,0 +1,46 @@
+package nodetest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
+)
+
+// Tools are the Debian packages a node needs besides containerd and gVisor (hack/tools/node.sh).
+type Tools struct {
+	// Busybox is Debian's static busybox (busybox-static), packed into the test container image.
+	Busybox string
+	// CNIDir holds Debian's CNI plugins (containernetworking-plugins): bridge, host-local, loopback.
+	CNIDir string
+}
+
+// NodeTools parses GVISOR_TEST_NODE ("busybox=PATH cni=DIR"); it skips (fails under REQUIRE_REAL_COMPONENTS=1)
+// without it, and fails when an entry is malformed or names a missing file.
+func NodeTools(t testing.TB) Tools {
+	t.Helper()
+	raw := realcomponents.Node(t)
+	var tools Tools
+	for _, entry := range strings.Fields(raw) {
+		key, val, ok := strings.Cut(entry, "=")
+		switch {
+		case ok && key == "busybox":
+			tools.Busybox = val
+		case ok && key == "cni":
+			tools.CNIDir = val
+		default:
+			t.Fatalf("GVISOR_TEST_NODE entry %q is not busybox=PATH or cni=DIR: run hack/tools/node.sh", entry)
+		}
+	}
+	if tools.Busybox == "" || tools.CNIDir == "" {
+		t.Fatalf("GVISOR_TEST_NODE=%q lacks busybox= or cni=: run hack/tools/node.sh", raw)
+	}
+	for _, p := range []string{tools.Busybox, filepath.Join(tools.CNIDir, "bridge"), filepath.Join(tools.CNIDir, "host-local"), filepath.Join(tools.CNIDir, "loopback")} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("GVISOR_TEST_NODE: %v (install Debian's busybox-static and containernetworking-plugins: hack/tools/node.sh)", err)
+		}
+	}
+	return tools
+}

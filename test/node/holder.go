@@ -1,0 +1,119 @@
+package nodetest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// bind is one bind mount inside the node: the host directory Source appears at the node path Target.
+type bind struct{ Source, Target string }
+
+// holder is the long-lived process that owns the node's mount and network namespaces: `unshare -m -n` runs a
+// shell that mounts the node's file system, brings lo up, prints readyMarker and execs `sleep infinity`, so the
+// process's PID stays the namespaces' handle for every `nsenter -t PID` and the namespaces die with the last
+// process in them.
+type holder struct {
+	cmd    *exec.Cmd
+	pid    int
+	exited chan error
+	// mntNS and netNS identify the namespaces (the /proc/PID/ns links, e.g. "mnt:[4026532301]").
+	mntNS, netNS string
+	stderr       *bytes.Buffer
+}
+
+const readyMarker = "gvisor-test-node-ready"
+
+// holderScript runs inside the new namespaces. A tmpfs on /run keeps what containerd, CNI and runsc create there
+// (/run/netns, /run/containerd/..., /run/nri) private; then each "source target" argument pair is bind-mounted.
+const holderScript = `set -e
+mount -t tmpfs -o mode=0755,size=256m gvisor-test-run /run
+while [ $# -gt 1 ]; do mkdir -p "$2"; mount --bind "$1" "$2"; shift 2; done
+ip link set lo up
+echo ` + readyMarker + `
+exec sleep infinity
+`
+
+// startHolder starts the holder and waits (bounded by ctx) until its mounts are in place.
+func startHolder(ctx context.Context, binds []bind) (*holder, error) {
+	args := []string{"-m", "-n", "--propagation", "private", "/bin/sh", "-c", holderScript, "gvisor-test-node"}
+	for _, b := range binds {
+		args = append(args, b.Source, b.Target)
+	}
+	h := &holder{cmd: exec.Command("unshare", args...), exited: make(chan error, 1), stderr: &bytes.Buffer{}}
+	h.cmd.Stderr = h.stderr
+	// Its own process group: a Ctrl-C of `go test` reaches the test, which then cleans up, not the node directly.
+	h.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	stdout, err := h.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := h.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting the node's namespace holder (unshare -m -n): %w", err)
+	}
+	h.pid = h.cmd.Process.Pid
+	ready := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if sc.Text() == readyMarker {
+				ready <- true
+			}
+		}
+		ready <- false
+	}()
+	go func() {
+		h.exited <- h.cmd.Wait()
+	}()
+	select {
+	case ok := <-ready:
+		if !ok {
+			<-h.exited
+			return nil, fmt.Errorf("the node's namespace holder exited while mounting: %s", strings.TrimSpace(h.stderr.String()))
+		}
+	case <-ctx.Done():
+		h.kill()
+		return nil, fmt.Errorf("the node's namespace holder was not ready in time: %w (stderr: %s)", ctx.Err(), h.stderr.String())
+	}
+	for _, ns := range []struct {
+		name string
+		dst  *string
+	}{{"mnt", &h.mntNS}, {"net", &h.netNS}} {
+		link, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/%s", h.pid, ns.name))
+		if err != nil {
+			h.kill()
+			return nil, fmt.Errorf("reading the holder's %s namespace: %w", ns.name, err)
+		}
+		*ns.dst = link
+	}
+	self, _ := os.Readlink("/proc/self/ns/mnt")
+	if h.mntNS == self {
+		h.kill()
+		return nil, errors.New("the holder shares the test's mount namespace: unshare -m did not take effect")
+	}
+	return h, nil
+}
+
+// nsenter returns a command that runs argv inside the node's mount and network namespaces, killed when ctx ends.
+// nsenter execs argv in its own process (no fork without -p), so the command's PID is argv's.
+func (h *holder) nsenter(ctx context.Context, argv ...string) *exec.Cmd {
+	args := append([]string{"-t", fmt.Sprint(h.pid), "-m", "-n", "--"}, argv...)
+	return exec.CommandContext(ctx, "nsenter", args...)
+}
+
+// kill ends the holder and waits for it (bounded).
+func (h *holder) kill() {
+	_ = h.cmd.Process.Kill()
+	select {
+	case err := <-h.exited:
+		h.exited <- err
+	case <-time.After(10 * time.Second):
+	}
+}

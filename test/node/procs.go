@@ -1,0 +1,110 @@
+package nodetest
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// proc is what the harness needs to know of a process in /proc.
+type proc struct {
+	pid, ppid    int
+	mntNS, netNS string
+	cgroups      string
+	cmdline      []string
+}
+
+func (p proc) String() string { return fmt.Sprintf("pid %d %q", p.pid, p.cmdline) }
+
+// listProcs reads every process in /proc; processes that exit while it reads are skipped.
+func listProcs() []proc {
+	entries, _ := os.ReadDir("/proc")
+	var out []proc
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		dir := filepath.Join("/proc", e.Name())
+		stat, err := os.ReadFile(filepath.Join(dir, "stat"))
+		if err != nil {
+			continue
+		}
+		// The command name in parentheses may contain spaces: the fields after the last ')' are fixed.
+		i := bytes.LastIndexByte(stat, ')')
+		fields := strings.Fields(string(stat[i+1:]))
+		if i < 0 || len(fields) < 2 {
+			continue
+		}
+		if fields[0] == "Z" {
+			continue // exited, waiting for its parent: nothing left to kill
+		}
+		ppid, _ := strconv.Atoi(fields[1])
+		p := proc{pid: pid, ppid: ppid}
+		p.mntNS, _ = os.Readlink(filepath.Join(dir, "ns/mnt"))
+		p.netNS, _ = os.Readlink(filepath.Join(dir, "ns/net"))
+		cg, _ := os.ReadFile(filepath.Join(dir, "cgroup"))
+		p.cgroups = string(cg)
+		raw, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
+		p.cmdline = strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+		out = append(out, p)
+	}
+	return out
+}
+
+// nodeProcs returns the node's processes: those in the holder's mount or network namespace (containerd, shims:
+// the shim wrapper gives each shim a mount namespace of its own, but not a network namespace), their descendants
+// (runsc sandboxes and gofers, which have namespaces of their own, stay children of their shim, a subreaper),
+// and anything in the node's cgroups. The holder itself is included while it lives.
+func (n *Node) nodeProcs() []proc {
+	all := listProcs()
+	in := map[int]bool{}
+	for _, p := range all {
+		// By namespace and cgroup, never by a PID alone: a dead process's PID may belong to another one by now.
+		inNS := (p.mntNS != "" && p.mntNS == n.holder.mntNS) || (p.netNS != "" && p.netNS == n.holder.netNS)
+		inCgroup := strings.Contains(p.cgroups, ":"+n.cgroupParent+"/") || strings.HasSuffix(strings.TrimSpace(p.cgroups), ":"+n.cgroupParent)
+		if inNS || inCgroup {
+			in[p.pid] = true
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, p := range all {
+			if !in[p.pid] && in[p.ppid] {
+				in[p.pid], changed = true, true
+			}
+		}
+	}
+	var out []proc
+	for _, p := range all {
+		if in[p.pid] && p.pid != os.Getpid() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// RunscSandboxCmdline returns the command line of the runsc sandbox process ("runsc-sandbox ... boot ... ID") of
+// the pod sandbox id, with the flags runsc was started with (runsc.toml's flags appear as --flag=value).
+func (n *Node) RunscSandboxCmdline(id string) ([]string, error) {
+	var found [][]string
+	for _, p := range n.nodeProcs() {
+		if len(p.cmdline) > 0 && p.cmdline[0] == "runsc-sandbox" && slices.Contains(p.cmdline, id) {
+			found = append(found, p.cmdline)
+		}
+	}
+	if len(found) != 1 {
+		var runsc []string
+		for _, p := range n.nodeProcs() {
+			if len(p.cmdline) > 0 && strings.Contains(p.cmdline[0], "runsc") {
+				runsc = append(runsc, p.String())
+			}
+		}
+		return nil, fmt.Errorf("%d runsc-sandbox processes for sandbox %s, want 1; runsc processes on the node: %v", len(found), id, runsc)
+	}
+	return found[0], nil
+}

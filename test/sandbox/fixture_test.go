@@ -1,0 +1,176 @@
+package sandbox_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
+)
+
+// supported are the containerd minor releases gVisor pods run on (the installer refuses older ones).
+var supported = []string{"1.7", "2.0", "2.2", "2.4"}
+
+// suite is what every node of a test shares: the Debian tools, the images, the real gVisor release.
+type suite struct {
+	tools   nodetest.Tools
+	images  *nodetest.Images
+	release string
+}
+
+// newSuite finds the real components (skipping, or failing under REQUIRE_REAL_COMPONENTS=1, without them) and
+// builds the images once for the test.
+func newSuite(t testing.TB) *suite {
+	t.Helper()
+	for _, v := range supported {
+		installertest.Release(t, v)
+	}
+	tools := nodetest.NodeTools(t)
+	s := &suite{tools: tools, release: filepath.Join(t.TempDir(), "gvisor")}
+	installertest.RealRelease(t, s.release)
+	s.images = nodetest.BuildImages(t, tools)
+	return s
+}
+
+// releases runs f once per supported containerd release for which filter (nil: all) is true, as a subtest named
+// after the release.
+func (s *suite) releases(t *testing.T, filter func(installertest.Containerd) bool, f func(t *testing.T, c installertest.Containerd)) {
+	for _, v := range supported {
+		if c := installertest.Release(t, v); filter == nil || filter(c) {
+			t.Run(c.String(), func(t *testing.T) { f(t, c) })
+		}
+	}
+}
+
+// node is a real node plus the installer's options for it: the real release, the node's restarter, the
+// installer's own CRI verifier on the node's socket.
+type node struct {
+	*nodetest.Node
+	r    *nodetest.Restarter
+	o    installer.Options
+	logs *bytes.Buffer
+}
+
+// newNode starts a node of release c (cfg may carry a config.toml and ExpectDown) with installer options whose
+// runsc.toml is runscConfig.
+func (s *suite) newNode(t testing.TB, c installertest.Containerd, cfg nodetest.Config, runscConfig string) *node {
+	t.Helper()
+	cfg.Containerd, cfg.Tools, cfg.Images = c, s.tools, s.images
+	n := &node{Node: nodetest.New(t, cfg), logs: &bytes.Buffer{}}
+	n.r = n.Restarter()
+	n.o = installer.Options{
+		HostRoot:    n.HostRoot(),
+		Source:      s.release,
+		BinDir:      n.BinDir(),
+		RunscConfig: writeTemp(t, "runsc.toml", runscConfig),
+		NodeArch:    runtime.GOARCH,
+		Restarter:   n.r,
+		Verifier:    verify.CRI{Socket: n.Socket()},
+		// The installer's own proof (a host-network runsc sandbox) runs on every Install, under the node's cgroup.
+		Prover:         sandbox.CRI{Socket: n.Socket(), CgroupParent: n.CgroupParent() + "/installer-proof"},
+		VerifyTimeout:  45 * time.Second,
+		VerifyInterval: 100 * time.Millisecond,
+		Logger:         slog.New(slog.NewTextHandler(n.logs, nil)),
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("installer log:\n%s", n.logs)
+		}
+	})
+	return n
+}
+
+// install runs installer.Install and checks the number of containerd restarts it caused.
+func (n *node) install(t *testing.T, wantRestarts int) installer.Result {
+	t.Helper()
+	before := n.r.Restarts
+	res, err := installer.Install(context.Background(), n.o)
+	if err != nil {
+		t.Fatalf("install on %s: %v", n.C, err)
+	}
+	if got := n.r.Restarts - before; got != wantRestarts || res.Restarts != wantRestarts {
+		t.Errorf("install on %s: %d containerd restarts (result says %d), want %d: %s", n.C, got, res.Restarts, wantRestarts, res.Summary())
+	}
+	t.Logf("%s", res.Summary())
+	return res
+}
+
+// gvisorPod starts a runsc pod with a busybox container and proves that it runs on the gVisor kernel: the
+// container's /proc/version (its log) names gVisor, its dmesg is gVisor's boot log, and CRI reports the pod's
+// runtime handler runsc. It returns the pod and the container.
+func gvisorPod(t *testing.T, n *node, hostNetwork bool) (*nodetest.Pod, string) {
+	t.Helper()
+	ctx := context.Background()
+	pod, err := n.RunPod(ctx, nodetest.PodSpec{Handler: "runsc", HostNetwork: hostNetwork})
+	if err != nil {
+		t.Fatalf("runsc pod on %s: %v", n.C, err)
+	}
+	id, err := n.StartContainer(ctx, pod, nodetest.BusyboxImage, "sh", "-c", "cat /proc/version; exec sleep 3600")
+	if err != nil {
+		t.Fatalf("container in the runsc pod on %s: %v", n.C, err)
+	}
+	version, err := n.ContainerLog(ctx, id, "Linux version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(version, "gvisor") {
+		t.Errorf("the runsc pod's container does not run on gVisor: /proc/version = %q", version)
+	}
+	dmesg, err := n.ExecSync(ctx, id, "dmesg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(dmesg, "Starting gVisor") {
+		t.Errorf("the runsc pod's dmesg is not gVisor's boot log:\n%s", dmesg)
+	}
+	handler, runtimeType, err := n.SandboxHandler(ctx, pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if handler != "runsc" || runtimeType != "io.containerd.runsc.v1" {
+		t.Errorf("CRI reports the pod's runtime handler %q (runtime type %q), want runsc (io.containerd.runsc.v1)", handler, runtimeType)
+	}
+	first, _, _ := strings.Cut(dmesg, "\n")
+	t.Logf("runsc pod %.12s (handler %s, %s): %s; dmesg: %s", pod.ID, handler, runtimeType, strings.TrimSpace(version), first)
+	return pod, id
+}
+
+// runcPod starts a pod with containerd's default handler and proves that its container runs on the host kernel.
+func runcPod(t *testing.T, n *node) {
+	t.Helper()
+	ctx := context.Background()
+	pod, err := n.RunPod(ctx, nodetest.PodSpec{})
+	if err != nil {
+		t.Fatalf("runc pod on %s: %v", n.C, err)
+	}
+	id, err := n.StartContainer(ctx, pod, nodetest.BusyboxImage, "sleep", "3600")
+	if err != nil {
+		t.Fatalf("container in the runc pod on %s: %v", n.C, err)
+	}
+	version, err := n.ExecSync(ctx, id, "cat", "/proc/version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(version, "Linux version") || strings.Contains(version, "gvisor") {
+		t.Errorf("the runc pod's container should run on the host kernel: /proc/version = %q", version)
+	}
+}
+
+func writeTemp(t testing.TB, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -1,0 +1,60 @@
+package sandbox_test
+
+import (
+	"context"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
+)
+
+// TestRunscFlagChangeNextSandbox changes a runsc flag (net-raw) by re-running the installer with a new runsc
+// config: containerd is not restarted, the running sandbox keeps its flags and keeps running, and the next
+// sandbox's runsc process carries the new flag, read by the shim from runsc.toml at its start.
+func TestRunscFlagChangeNextSandbox(t *testing.T) {
+	s := newSuite(t)
+	s.releases(t, nil, func(t *testing.T, c installertest.Containerd) {
+		n := s.newNode(t, c, nodetest.Config{}, "[runsc_config]\n")
+		n.install(t, 1)
+		before, beforeID := gvisorPod(t, n, false)
+		assertFlag(t, n, before, false)
+
+		const netRaw = "[runsc_config]\n  net-raw = \"true\"\n"
+		n.o.RunscConfig = writeTemp(t, "runsc-net-raw.toml", netRaw)
+		starts := n.Starts()
+		res := n.install(t, 0)
+		if !slices.ContainsFunc(res.Changed, func(c string) bool { return strings.HasPrefix(c, "write "+cc.RunscConfigPath+" ") }) {
+			t.Errorf("the flag change did not write %s: %s", cc.RunscConfigPath, res.Summary())
+		}
+		if got, err := os.ReadFile(n.HostPath(cc.RunscConfigPath)); err != nil || string(got) != netRaw {
+			t.Errorf("%s = %q (%v), want %q", cc.RunscConfigPath, got, err, netRaw)
+		}
+		if n.Starts() != starts {
+			t.Errorf("containerd was (re)started %d times by the flag change", n.Starts()-starts)
+		}
+
+		after, _ := gvisorPod(t, n, false)
+		assertFlag(t, n, after, true)
+		assertFlag(t, n, before, false)
+		if _, err := n.ExecSync(context.Background(), beforeID, "true"); err != nil {
+			t.Errorf("the sandbox started before the flag change no longer runs: %v", err)
+		}
+	})
+}
+
+// assertFlag checks whether the pod's runsc sandbox process was started with --net-raw=true (runsc passes on
+// only the flags that differ from their defaults, so without it the command line has no --net-raw at all).
+func assertFlag(t *testing.T, n *node, pod *nodetest.Pod, want bool) {
+	t.Helper()
+	cmdline, err := n.RunscSandboxCmdline(pod.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := slices.Contains(cmdline, "--net-raw=true"); got != want {
+		t.Errorf("the runsc sandbox of pod %s: --net-raw=true on its command line is %v, want %v: %q", pod.ID, got, want, cmdline)
+	}
+}
