@@ -136,8 +136,12 @@ func (d *Daemon) Restart(ctx context.Context) error {
 func (d *Daemon) String() string { return "test restart of " + d.C.String() }
 
 // LogTail returns the last n lines of the daemon's log.
-func (d *Daemon) LogTail(n int) string {
-	data, _ := os.ReadFile(d.logFile)
+func (d *Daemon) LogTail(n int) string { return TailFile(d.logFile, n) }
+
+// TailFile returns the last n lines of the file at path ("" when it cannot be read): a daemon's log for a failure
+// message.
+func TailFile(path string, n int) string {
+	data, _ := os.ReadFile(path)
 	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]

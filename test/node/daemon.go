@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
 // daemon is the node's containerd, started inside the holder's namespaces (nsenter), so that a restart finds the
@@ -112,14 +113,7 @@ func (d *daemon) restart(ctx context.Context) error {
 	return d.start(ctx)
 }
 
-func (d *daemon) logTail(lines int) string {
-	data, _ := os.ReadFile(d.logFile)
-	all := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(all) > lines {
-		all = all[len(all)-lines:]
-	}
-	return strings.Join(all, "\n")
-}
+func (d *daemon) logTail(lines int) string { return installertest.TailFile(d.logFile, lines) }
 
 // Restarter is the installer's restart.Restarter for the node: it restarts the node's containerd and counts.
 type Restarter struct {
