@@ -61,10 +61,10 @@ tool-node:
 test: tools
 	@hack/test.sh
 
-## snapshots: regenerate the golden files of the snapshot tests (review the diff!)
+## snapshots: regenerate every golden file (each package whose tests read UPDATE_SNAPSHOTS, real components included; review the diff!)
 .PHONY: snapshots
-snapshots: tool-helm
-	HELM_BIN=$$(hack/tools/helm.sh) UPDATE_SNAPSHOTS=1 go test -count=1 ./pkg/render/... ./cmd/gvisor-render/... ./charts/... ./imagevector/...
+snapshots: tools
+	@hack/snapshots.sh
 
 ## generate: regenerate example/controller-registration.yaml from the chart and VERSION
 .PHONY: generate

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Sourced by hack/test.sh, hack/bench.sh and hack/snapshots.sh: installs (or finds in the tool cache) every real
+# component the tests use and exports the variables through which test/realcomponents finds them.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+export HELM_BIN="$("$REPO_ROOT/hack/tools/helm.sh")"
+export KUBEBUILDER_ASSETS="$("$REPO_ROOT/hack/tools/control-plane.sh")"
+# One "version=dir" entry per containerd release, separated by spaces; dir holds containerd, ctr, containerd-shim-runc-v2.
+export GVISOR_TEST_CONTAINERD="$("$REPO_ROOT/hack/tools/containerd.sh")"
+# Directory with static runsc and containerd-shim-runsc-v1.
+export GVISOR_TEST_GVISOR_DIR="$("$REPO_ROOT/hack/tools/gvisor.sh")"
+# Debian's dbus-daemon: the systemd restarter test runs against a real bus.
+export GVISOR_TEST_DBUS_DAEMON="$("$REPO_ROOT/hack/tools/dbus.sh")"
+# Debian's busybox-static and CNI plugins: the real-sandbox nodes of test/node (and the field's idle loop).
+export GVISOR_TEST_NODE="$("$REPO_ROOT/hack/tools/node.sh")"
