@@ -4,12 +4,22 @@
 #   --target runtime-gvisor-installation         the node installer plus the gVisor release for TARGETARCH
 # Every Go build is CGO_ENABLED=0 and cross-compiles on the build platform (no emulation needed).
 
-ARG GO_VERSION=1.26
+# GO_VERSION is exact (patch level): the gVisor release must be byte-for-byte the build hack/gvisor-sums.sh recorded
+# in imagevector/gvisor-sums.yaml (Go builds are reproducible only for the same toolchain); that script refuses
+# another toolchain.
+ARG GO_VERSION=1.26.8
+# Base images, one ARG each, so that the release step pins them to digests (hack/pin-base-images.sh rewrites these
+# defaults to <image>@sha256:<digest>, resolved from the registry at release time; review and commit the diff). A
+# tag alone can be moved by whoever controls the registry; a digest names exactly one image. `make docker-images`
+# with unpinned defaults is for development builds.
+ARG GOLANG_IMAGE=golang:${GO_VERSION}
+ARG DISTROLESS_STATIC_NONROOT_IMAGE=gcr.io/distroless/static-debian12:nonroot
+ARG DISTROLESS_STATIC_IMAGE=gcr.io/distroless/static-debian12
 
 # ---- our binaries ----------------------------------------------------------------------------------------------
 # TARGETOS/TARGETARCH are declared WITHOUT defaults: a default would shadow the value buildx injects per platform
 # (docker/buildx#510) and every variant would get the same architecture, the field bug "pods not ready on amd64".
-FROM --platform=$BUILDPLATFORM golang:${GO_VERSION} AS builder
+FROM --platform=$BUILDPLATFORM ${GOLANG_IMAGE} AS builder
 ARG TARGETOS
 ARG TARGETARCH
 # VERSION stamps pkg/version.Version; release versions select our image tags (see imagevector/).
@@ -32,7 +42,7 @@ RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache
 # GOARCH=$TARGETARCH and CGO_ENABLED=0, and writes SHA512SUMS (the installer refuses a release without it and checks
 # every binary's ELF machine against the node again). gvisor-bin/ (sidecars) is built by gVisor's Bazel release
 # only; this runsc falls back to its embedded copies, so the image carries none.
-FROM --platform=$BUILDPLATFORM golang:${GO_VERSION} AS gvisor
+FROM --platform=$BUILDPLATFORM ${GOLANG_IMAGE} AS gvisor
 ARG TARGETARCH
 COPY GVISOR_VERSION /src/GVISOR_VERSION
 COPY hack/tools/gvisor-release.sh /src/gvisor-release.sh
@@ -40,13 +50,13 @@ RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache
     GVISOR_VERSION_FILE=/src/GVISOR_VERSION /src/gvisor-release.sh "$TARGETARCH" /opt/gvisor
 
 # ---- images ----------------------------------------------------------------------------------------------------
-FROM gcr.io/distroless/static-debian12:nonroot AS gardener-extension-runtime-gvisor
+FROM ${DISTROLESS_STATIC_NONROOT_IMAGE} AS gardener-extension-runtime-gvisor
 COPY --from=builder /out/gardener-extension-runtime-gvisor /gardener-extension-runtime-gvisor
 ENTRYPOINT ["/gardener-extension-runtime-gvisor"]
 
 # Runs as root (the DaemonSet sets runAsUser 0): it writes root-owned files under the host mounts. Everything else
 # is dropped by the DaemonSet's securityContext (read-only root filesystem, no privilege escalation).
-FROM gcr.io/distroless/static-debian12 AS runtime-gvisor-installation
+FROM ${DISTROLESS_STATIC_IMAGE} AS runtime-gvisor-installation
 COPY --from=builder /out/gvisor-installer /gvisor-installer
 # The idle phase: the installer execs into it once done (about 1.7 MB RSS on every node instead of 15 MB), and the
 # readiness probe runs it.

@@ -71,6 +71,11 @@ snapshots: tools
 generate:
 	@go run ./hack/generate-controller-registration -version "$(VERSION)" -chart charts/gardener-extension-runtime-gvisor -out example/controller-registration.yaml
 
+## gvisor-sums: regenerate imagevector/gvisor-sums.yaml, the gVisor release's checksum anchor (builds amd64 and arm64)
+.PHONY: gvisor-sums
+gvisor-sums:
+	@hack/gvisor-sums.sh
+
 ## bench: the benchmarks recorded in BENCHMARKS.md
 .PHONY: bench
 bench: tools

@@ -50,6 +50,7 @@ func TestTemplateDefaults(t *testing.T) {
 		"--uninstall-timeout=5m",
 		"--readiness-gate=false",
 		"--prove-sandbox=true",
+		"--healthcheck-sync-period=30s",
 		"--heartbeat-namespace=" + releaseNS,
 		"--heartbeat-renew-interval-seconds=30",
 		"--metrics-bind-address=:8080",

@@ -16,7 +16,9 @@ import (
 	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
+	"github.com/gardener/gardener/pkg/utils/kubernetes/health"
 	"github.com/gardener/gardener/pkg/utils/managedresources"
+	"github.com/go-logr/logr"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -68,6 +70,18 @@ func TestInstallAndRunWithChartRBAC(t *testing.T) {
 			}
 		}
 		if err := cp.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	// The real gardener-resource-manager (as admin: it is not under test) applies the ManagedResources, so that
+	// Delete takes the uninstall path (the pool's content swapped to the uninstall and rolled out) instead of
+	// skipping an installation that was never applied.
+	rm, err := envtest.StartResourceManager(ctx, cp.Config, logr.Discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := rm.Stop(); err != nil {
 			t.Error(err)
 		}
 	})
@@ -162,16 +176,46 @@ func TestInstallAndRunWithChartRBAC(t *testing.T) {
 	objects, err := managedresources.GetObjects(ctx, c, ns, containerruntime.InstallationManagedResourceName("pool"))
 	must(t, err)
 	var images []string
+	sums := 0
 	for _, obj := range objects {
 		if ds, ok := obj.(*appsv1.DaemonSet); ok {
 			for _, ctr := range ds.Spec.Template.Spec.Containers {
 				images = append(images, ctr.Image)
 			}
 		}
+		// The controller passes the gVisor release sums (imagevector/gvisor-sums.yaml; the Cluster names no
+		// architecture for the pool, so both) in the runsc ConfigMap.
+		if cm, ok := obj.(*corev1.ConfigMap); ok && cm.Data["SHA512SUMS.amd64"] != "" && cm.Data["SHA512SUMS.arm64"] != "" {
+			sums++
+		}
+	}
+	if sums != 1 {
+		t.Errorf("the pool's runsc ConfigMap does not carry SHA512SUMS.amd64 and SHA512SUMS.arm64")
 	}
 	if want := "registry.example.com/gvisor/runtime-gvisor-installation:v0.1.0-custom"; len(images) != 1 || images[0] != want {
 		t.Errorf("installation images %v, want [%s] from the chart's imageVectorOverwrite", images, want)
 	}
+	// Migrate (the ManagedResources go, their objects stay) and Restore (they come back), as gardenlet drives a
+	// control plane migration, with the chart's RBAC only.
+	poolMR := containerruntime.InstallationManagedResourceName("pool")
+	waitApplied(t, done, c, ns, poolMR)
+	operate(t, done, c, cr, v1beta1constants.GardenerOperationMigrate, "Migrate")
+	eventually(t, done, "ManagedResources removed by Migrate", func() error {
+		must(t, c.List(ctx, mrs, client.InNamespace(ns)))
+		if len(mrs.Items) != 0 {
+			return fmt.Errorf("%d ManagedResources left", len(mrs.Items))
+		}
+		return nil
+	})
+	operate(t, done, c, cr, v1beta1constants.GardenerOperationRestore, "Restore")
+	waitApplied(t, done, c, ns, poolMR)
+	waitApplied(t, done, c, ns, containerruntime.ManagedResourceName)
+
+	// Delete takes the uninstall path: the controller swaps the pool's content to the uninstall (a new Secret and
+	// an update of the pool's ManagedResource) and waits for it, then removes both ManagedResources.
+	events, err := cp.AuditEvents()
+	must(t, err)
+	mark := len(events)
 	must(t, c.Delete(ctx, cr))
 	eventually(t, done, "ContainerRuntime deleted", func() error {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(cr), cr); err == nil {
@@ -179,6 +223,19 @@ func TestInstallAndRunWithChartRBAC(t *testing.T) {
 		}
 		return nil
 	})
+
+	events, err = cp.AuditEvents()
+	must(t, err)
+	swapped := false
+	for _, e := range events[mark:] {
+		if e.User.Username == "system:serviceaccount:"+releaseNS+":"+serviceAccount && e.ObjectRef.Resource == "managedresources" &&
+			e.ObjectRef.Name == poolMR && (e.Verb == "update" || e.Verb == "patch") && e.ResponseStatus.Code < 300 {
+			swapped = true
+		}
+	}
+	if !swapped {
+		t.Errorf("Delete did not take the uninstall path: no update of ManagedResource %s/%s by the controller", ns, poolMR)
+	}
 
 	// Least privilege: what the controller never does must be denied.
 	for _, attr := range []authorizationv1.ResourceAttributes{
@@ -209,6 +266,41 @@ func TestInstallAndRunWithChartRBAC(t *testing.T) {
 	if _, stderr, err := helm(t, "uninstall", releaseName, "--namespace", releaseNS, "--kubeconfig", cp.KubeconfigPath); err != nil {
 		t.Errorf("helm uninstall: %v\n%s", err, stderr)
 	}
+}
+
+// operate sets gardenlet's operation annotation op on cr and waits for lastOperation typ to succeed.
+func operate(t *testing.T, done chan error, c client.Client, cr *extensionsv1alpha1.ContainerRuntime, op, typ string) {
+	t.Helper()
+	ctx := context.Background()
+	must(t, c.Get(ctx, client.ObjectKeyFromObject(cr), cr))
+	patch := client.MergeFrom(cr.DeepCopy())
+	metav1.SetMetaDataAnnotation(&cr.ObjectMeta, v1beta1constants.GardenerOperation, op)
+	since := time.Now().Truncate(time.Second)
+	must(t, c.Patch(ctx, cr, patch))
+	eventually(t, done, "ContainerRuntime "+typ, func() error {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(cr), cr); err != nil {
+			return err
+		}
+		o := cr.Status.LastOperation
+		// The library reconciles right after a restore: a Reconcile that succeeded after the annotation counts too.
+		okType := o != nil && (string(o.Type) == typ || (typ == "Restore" && o.Type == "Reconcile"))
+		if !okType || o.State != "Succeeded" || o.LastUpdateTime.Time.Before(since) || cr.Annotations[v1beta1constants.GardenerOperation] != "" {
+			return fmt.Errorf("lastOperation %+v, lastError %+v", o, cr.Status.LastError)
+		}
+		return nil
+	})
+}
+
+// waitApplied waits until gardener-resource-manager applied the ManagedResource's current content.
+func waitApplied(t *testing.T, done chan error, c client.Client, ns, name string) {
+	t.Helper()
+	eventually(t, done, "ManagedResource "+name+" applied", func() error {
+		mr := &resourcesv1alpha1.ManagedResource{}
+		if err := c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, mr); err != nil {
+			return err
+		}
+		return health.CheckManagedResourceApplied(mr)
+	})
 }
 
 // serviceAccountKubeconfig writes a kubeconfig that authenticates as the chart's ServiceAccount with a

@@ -3,8 +3,9 @@
 # Starts the local control plane (etcd, kube-apiserver, kube-controller-manager built by
 # hack/tools/control-plane.sh), installs Gardener's CRDs, runs gardener-resource-manager and our controller
 # binary (bin/gardener-extension-runtime-gvisor from `make build`), applies example/seed/cluster.yaml and
-# example/containerruntime.yaml like gardenlet, prints the RuntimeClass and DaemonSet that land in the "shoot",
-# deletes the ContainerRuntime and shuts everything down. Exits non-zero on any failure.
+# example/containerruntime.yaml like gardenlet, prints the RuntimeClass and DaemonSet that land in the "shoot"
+# and the health conditions (SystemComponentsHealthy, EveryNodeReady) the healthcheck controller writes on the
+# ContainerRuntime, deletes the ContainerRuntime and shuts everything down. Exits non-zero on any failure.
 # Extra arguments go to the demo program, e.g. `hack/demo.sh --containerruntimes example/containerruntimes-two-pools.yaml`
 # or `--keep` to explore with kubectl before shutting down.
 set -euo pipefail

@@ -17,7 +17,7 @@ release=${1:-}; next=${2:-}
 [ -z "$(git status --porcelain)" ] || { echo "the work tree has changes: commit or stash them first" >&2; exit 1; }
 
 chart_version=${release#v}
-# Our two images: the tag line right after their repository line.
+# Our images: the tag line right after their repository line.
 sed -i -E "/repository: ghcr.io\/runtime-gvisor\//{n;s/^( *tag: ).*/\1$release/}" imagevector/images.yaml
 for chart in charts/gardener-extension-runtime-gvisor charts/internal/gvisor charts/internal/gvisor-installation; do
   sed -i -E "s/^version: .*/version: $chart_version/; s/^appVersion: .*/appVersion: $release/" "$chart/Chart.yaml"
@@ -28,4 +28,9 @@ sed -i -E "/^\| \`image\` \|/s#(ghcr.io/runtime-gvisor/runtime-gvisor-installati
 echo "$next" > VERSION
 
 make snapshots generate
+# The checksum anchor of the gVisor release (imagevector/gvisor-sums.yaml), from this toolchain's build of both
+# architectures: the controller of this release refuses installation images whose gVisor differs.
+hack/gvisor-sums.sh
+# The Dockerfile's base images, pinned to the digests their tags name now (PIN_BASE_IMAGES=0 skips it).
+[ "${PIN_BASE_IMAGES:-1}" = 0 ] || hack/pin-base-images.sh
 echo "pinned $release; VERSION is $next. Review git diff, run make test, commit and tag $release." >&2

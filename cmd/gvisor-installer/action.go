@@ -33,7 +33,7 @@ func runAction(ctx context.Context, cmd string, args []string, stdout, stderr io
 	o, err := f.options(cmd, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		f.writeTerminationMessage(cmd, err)
+		f.writeTerminationMessage(cmd, err, "")
 		return 2
 	}
 	// The ready file lives in an emptyDir that survives container restarts: a restarted installer is not ready
@@ -72,7 +72,7 @@ func runAction(ctx context.Context, cmd string, args []string, stdout, stderr io
 	}
 	if err != nil {
 		fmt.Fprintln(stdout, res.FailedSummary())
-		return f.fail(stderr, cmd, err)
+		return f.failWith(stderr, cmd, err, res.Verdict)
 	}
 	fmt.Fprintln(stdout, res.Summary())
 	if f.readyFile != "" {
@@ -93,8 +93,13 @@ func runAction(ctx context.Context, cmd string, args []string, stdout, stderr io
 
 // fail reports a failed run on stderr and in the termination message and returns its exit code.
 func (f *flags) fail(stderr io.Writer, cmd string, err error) int {
+	return f.failWith(stderr, cmd, err, "")
+}
+
+// failWith is fail for a run that got as far as a verdict (Result.Verdict), which then leads the termination message.
+func (f *flags) failWith(stderr io.Writer, cmd string, err error, verdict string) int {
 	fmt.Fprintf(stderr, "%s failed: %v\n", cmd, err)
-	f.writeTerminationMessage(cmd, err)
+	f.writeTerminationMessage(cmd, err, verdict)
 	if refusal.Is(err) {
 		return 2
 	}

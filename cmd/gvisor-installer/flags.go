@@ -17,6 +17,7 @@ import (
 
 type flags struct {
 	hostRoot, source, binDir, runscConfig string
+	releaseSums                           string
 	restart, unit, readyFile, logFormat   string
 	nodeArch                              string
 	idleBinary                            string // see idle.go
@@ -42,6 +43,8 @@ func newFlagSet(cmd string, stderr io.Writer) (*flag.FlagSet, *flags) {
 		fs.StringVar(&f.source, "source", "/opt/gvisor", "the gVisor release: runsc, containerd-shim-runsc-v1, optional gvisor-bin/, SHA512SUMS")
 		fs.StringVar(&f.runscConfig, "runsc-config", "", "runsc.toml to install as /etc/containerd/runsc.toml ([runsc_config] flags); empty installs no flags")
 		fs.StringVar(&f.nodeArch, "node-arch", runtime.GOARCH, "architecture the release's binaries must be built for (the node's)")
+		fs.StringVar(&f.releaseSums, "release-sums", "", "directory with the controller's SHA512SUMS.<node-arch> (the pool's runsc ConfigMap): "+
+			"every release file must match it, or the installer refuses before touching the host; empty: only the image's own SHA512SUMS is checked")
 	}
 	f.addProofFlags(cmd, fs)
 	if cmd == "plan" {
@@ -75,6 +78,7 @@ func (f *flags) options(cmd string, stderr io.Writer) (installer.Options, error)
 		Source:        f.source,
 		BinDir:        f.binDir,
 		RunscConfig:   f.runscConfig,
+		ReleaseSums:   f.releaseSums,
 		NodeArch:      f.nodeArch,
 		VerifyTimeout: f.verifyTimeout,
 		Logger:        slog.New(h).With("version", version.Version),

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -355,7 +356,9 @@ func TestImageCarriesIdle(t *testing.T) {
 			t.Errorf("Dockerfile lacks %q", want)
 		}
 	}
-	if !strings.Contains(df, "for cmd in gardener-extension-runtime-gvisor gvisor-installer "+idleBinaryName+"; do") || !strings.Contains(df, `ldflags="-s -w `) {
+	// The builder's loop builds every binary with the same -s -w ldflags; which others it lists is not this test's business.
+	loop := regexp.MustCompile(`(?m)^\s*for cmd in ([a-z0-9 -]+); do`).FindStringSubmatch(df)
+	if loop == nil || !slices.Contains(strings.Fields(loop[1]), idleBinaryName) || !strings.Contains(df, `ldflags="-s -w `) {
 		t.Errorf("Dockerfile's builder does not build %s with -s -w", idleBinaryName)
 	}
 }

@@ -1,7 +1,7 @@
 // Command gvisor-installer puts gVisor on a node and registers runsc with containerd; it is the program of the
 // installation DaemonSet (see package pkg/installer for what it guarantees).
 //
-//	gvisor-installer install   --host-root DIR --source DIR [--bin-dir PATH] [--runsc-config FILE] [--restart=systemd|none] [--idle --ready-file FILE] [--label-node]
+//	gvisor-installer install   --host-root DIR --source DIR [--bin-dir PATH] [--runsc-config FILE] [--release-sums DIR] [--restart=systemd|none] [--idle --ready-file FILE] [--label-node]
 //	gvisor-installer uninstall --host-root DIR [--bin-dir PATH] [--restart=systemd|none] [--idle --ready-file FILE] [--label-node]
 //	gvisor-installer plan      (the flags of install, or --uninstall: print what would change, change nothing)
 //	gvisor-installer ready     --ready-file FILE (readiness probe: exit 0 iff FILE exists)

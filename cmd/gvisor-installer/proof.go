@@ -52,20 +52,37 @@ func (f *flags) proofOptions(cmd string, o *installer.Options) error {
 
 // writeTerminationMessage writes why the run failed to --termination-message as one short line. The kubelet
 // creates that file for every container; outside Kubernetes it does not exist and nothing is written (or reported).
-func (f *flags) writeTerminationMessage(cmd string, err error) {
+// verdict is the run's Result.Verdict, "" when the run did not get that far (see terminationLine).
+func (f *flags) writeTerminationMessage(cmd string, err error, verdict string) {
 	if f == nil || f.terminationMessage == "" {
 		return
-	}
-	msg := strings.Join(strings.Fields(fmt.Sprintf("%s failed (%s): %v", cmd, version.Version, err)), " ")
-	if len(msg) > maxTerminationMessage {
-		msg = strings.ToValidUTF8(msg[:maxTerminationMessage-3], "") + "..."
 	}
 	file, ferr := os.OpenFile(f.terminationMessage, os.O_WRONLY|os.O_TRUNC, 0)
 	if ferr != nil {
 		return
 	}
 	defer file.Close()
-	_, _ = file.WriteString(msg + "\n")
+	_, _ = file.WriteString(terminationLine(cmd, err, verdict) + "\n")
+}
+
+// terminationLine is the termination message's contract, which the extension's healthcheck controller quotes per
+// node in the ContainerRuntime's EveryNodeReady condition (and `kubectl get pod -o yaml` shows under
+// lastState.terminated.message): one line, at most maxTerminationMessage bytes, that STARTS with the reason in
+// stable words, so that it reads well cut short and can be matched:
+//
+//   - "containerd 1.6.20 is not supported (minimum containerd 1.7.0); gvisor-installer <version> install failed"
+//   - "gVisor sandbox did not start on containerd 2.0.14: <why>; gvisor-installer <version> install failed"
+//   - otherwise "<cmd> failed (<version>): <error>", e.g. a refused containerd config or a lock timeout.
+func terminationLine(cmd string, err error, verdict string) string {
+	msg := fmt.Sprintf("%s failed (%s): %v", cmd, version.Version, err)
+	if verdict != "" {
+		msg = fmt.Sprintf("%s; gvisor-installer %s %s failed", verdict, version.Version, cmd)
+	}
+	msg = strings.Join(strings.Fields(msg), " ")
+	if len(msg) > maxTerminationMessage {
+		msg = strings.ToValidUTF8(msg[:maxTerminationMessage-3], "") + "..."
+	}
+	return msg
 }
 
 // optionalBool is a boolean flag that knows whether it was given.

@@ -86,6 +86,14 @@ func renderFile(file, overwrite, version string, opts render.ShootOptions, unins
 	if err != nil {
 		return nil, err
 	}
+	// An overwritten installation image comes with its release sums in the same file (gvisorReleaseSums).
+	sums, err := imagevector.LoadReleaseSums(overwrite)
+	if err != nil {
+		return nil, err
+	}
+	if r, err = r.WithReleaseSums(sums); err != nil {
+		return nil, err
+	}
 	shoot := r.Shoot
 	if uninstall {
 		shoot = r.ShootUninstall

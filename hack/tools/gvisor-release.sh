@@ -13,6 +13,10 @@ arch=${1:?usage: gvisor-release.sh GOARCH OUTDIR}
 out=${2:?usage: gvisor-release.sh GOARCH OUTDIR}
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 version="${GVISOR_VERSION:-$(cat "${GVISOR_VERSION_FILE:-$here/../../GVISOR_VERSION}")}"
+# An exact module version (a tag or pseudo-version), never a query like latest or a branch: the Go module checksum
+# database vouches for exactly this version's content, and imagevector/gvisor-sums.yaml records its build.
+[[ $version =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+incompatible)?$ ]] ||
+  { echo "gvisor-release.sh: GVISOR_VERSION '$version' is not an exact module version (vX.Y.Z or a pseudo-version)" >&2; exit 1; }
 
 # go install cannot put cross-compiled binaries into GOBIN; a private GOPATH (sharing the module cache) gets them
 # in bin/ (native) or bin/linux_<arch>/ (cross).

@@ -38,6 +38,9 @@ type Result struct {
 	Verdict string
 	// Label says what happened to the node's readiness label (--label-node); empty: nothing.
 	Label string
+	// Foreign are the node paths of runtime-named files in the bin dir that this installer did not write and left
+	// untouched (see binaries.Foreign); the summary warns about them.
+	Foreign []string
 }
 
 // Summary is the one line the command prints at the end of a successful run.
@@ -72,7 +75,17 @@ func (r Result) summary(prefix string) string {
 	if r.Label != "" {
 		s += "; " + r.Label
 	}
+	if len(r.Foreign) > 0 {
+		s += "; " + ForeignWarning(r.Foreign)
+	}
 	return s
+}
+
+// ForeignWarning is the summary's (and the health reason's) warning about foreign runtime-named files in the bin dir.
+func ForeignWarning(paths []string) string {
+	return "WARNING: not written by this installer and left untouched, but on containerd's PATH before everything else " +
+		"(run as root for every pod of that runtime): " + strings.Join(paths, ", ") +
+		"; remove them unless another container runtime extension installed them"
 }
 
 // apply writes the plan, then restarts and verifies containerd when its configuration changed, rolling back on

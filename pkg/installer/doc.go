@@ -6,8 +6,11 @@
 //
 // Install first reads containerd's version over CRI and refuses a containerd older than this gVisor release
 // supports (package containerdversion); when CRI does not answer, the repair proceeds and the version is checked
-// once containerd is back. Every run then computes a complete plan (verifying the release, the runsc config and
-// the containerd config) and refuses, with the host byte-for-byte untouched, when anything is off. Then it applies
+// once containerd is back. Every run then computes a complete plan (verifying the release, against the image's
+// SHA512SUMS and, with Options.ReleaseSums, against the controller's sums for the node's architecture, the checksum
+// anchor outside the image; the runsc config and the containerd config) and refuses, with the host byte-for-byte
+// untouched, when anything is off. It writes only the release's own names into the bin dir and reports (log line,
+// Result.Foreign in the summary) other runtime-named files there (binaries.Foreign), never touching them. Then it applies
 // the plan with atomic writes, restarts containerd only when containerd's own configuration changed, verifies over
 // CRI that runsc is in effect, and restores the previous configuration (restarting again) when containerd does not
 // come back healthy within a bounded time. A second run with the same input changes nothing and restarts nothing.

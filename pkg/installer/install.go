@@ -41,6 +41,7 @@ func Install(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
+	res.Foreign = p.Foreign
 	if err := o.apply(ctx, p, &res, verify.Runsc); err != nil {
 		return res, err
 	}

@@ -24,6 +24,10 @@ type Options struct {
 	BinDir string
 	// RunscConfig is the runsc.toml to install (container path); empty installs an empty [runsc_config].
 	RunscConfig string
+	// ReleaseSums, if set, is the directory (container path) with the controller's SHA512SUMS.<NodeArch>, the checksum
+	// anchor of the release outside the installation image (binaries.CheckAnchor); Install refuses a release that
+	// does not match it before touching the host. Empty checks only the image's own SHA512SUMS.
+	ReleaseSums string
 	// NodeArch is the GOARCH of the node; the release's binaries must match it.
 	NodeArch string
 	// Restarter restarts containerd; nil means never restart (and never verify).

@@ -63,6 +63,9 @@ type Plan struct {
 	labelFirst bool
 	// proof is the sandbox proof's step (Options.Prover), empty without; it runs after the changes, before the label.
 	proof string
+	// Foreign are the node paths of runtime-named files in the bin dir that are not ours (binaries.Foreign): the
+	// run reports them and leaves them alone.
+	Foreign []string
 }
 
 // Steps describes every step of the run in its order: the changes on the node, the sandbox proof's and the
@@ -106,6 +109,14 @@ func PlanInstall(o Options) (*Plan, error) {
 		return nil, err
 	}
 	log.Info("verified release", "step", "verify-release", "source", o.Source, "files", len(rel.Files), "arch", o.NodeArch)
+	if o.ReleaseSums == "" {
+		log.Warn("no controller sums (--release-sums): the release is checked only against the image's own SHA512SUMS", "step", "verify-release-anchor")
+	} else {
+		if err := binaries.CheckAnchor(rel, o.ReleaseSums, o.NodeArch); err != nil {
+			return nil, err
+		}
+		log.Info("release matches the controller's sums", "step", "verify-release-anchor", "file", filepath.Join(o.ReleaseSums, binaries.AnchorFile(o.NodeArch)))
+	}
 
 	runscData := runscconfig.Empty
 	if o.RunscConfig != "" {
@@ -130,6 +141,9 @@ func PlanInstall(o Options) (*Plan, error) {
 	log.Info("parsed containerd config", "step", "parse-config", "file", cc.ConfigPath, "version", doc.Version, "plugin", doc.PluginID, "imports", strings.Join(doc.Imports, ","))
 
 	p := &Plan{binDir: o.host(o.BinDir)}
+	if err := o.findForeign(p); err != nil {
+		return nil, err
+	}
 	binActions, err := binaries.Plan(rel, o.host(o.BinDir))
 	if err != nil {
 		return nil, err
@@ -292,4 +306,24 @@ func (o *Options) importedFiles(doc *cc.Document) ([]string, error) {
 		files = append(files, matches...)
 	}
 	return files, nil
+}
+
+// findForeign records and logs the runtime-named files in the bin dir that are not ours (binaries.Foreign). They
+// are not touched: the bin dir is shared by every ContainerRuntime extension, and deleting another one's shim would
+// break its pods. But Gardener's containerd drop-in puts the bin dir first on containerd's PATH, so a stray
+// containerd-shim-runc-v2 or runc there runs as root for every runc pod: the operator must hear about it.
+func (o *Options) findForeign(p *Plan) error {
+	names, err := binaries.Foreign(o.host(o.BinDir))
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		p.Foreign = append(p.Foreign, filepath.ToSlash(filepath.Join(o.BinDir, n)))
+	}
+	if len(p.Foreign) > 0 {
+		o.Logger.Warn("foreign runtime-named files in the bin dir, left untouched: containerd runs them from PATH as root",
+			"step", "check-bin-dir", "dir", o.BinDir, "files", strings.Join(p.Foreign, ","),
+			"fix", "remove them unless another container runtime extension installed them")
+	}
+	return nil
 }

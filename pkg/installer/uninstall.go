@@ -22,6 +22,9 @@ func PlanUninstall(o Options) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{binDir: o.host(o.BinDir)}
+	if err := o.findForeign(p); err != nil {
+		return nil, err
+	}
 	if err := o.planUnregister(p); err != nil {
 		return nil, err
 	}
@@ -152,6 +155,7 @@ func Uninstall(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
+	res.Foreign = p.Foreign
 	if err := o.removeNodeLabel(ctx, &res); err != nil {
 		return Result{Action: "uninstall"}, err
 	}

@@ -234,27 +234,37 @@ func TestReadinessGateOnRealAPIServer(t *testing.T) {
 			`[{"op":"add","path":"/metadata/managedFields/-","value":{"manager":"` + nodelabel.FieldManager + `","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{"f:` + nodelabeltest.PoolLabel + `":{}}}}}}]`, denyManaged},
 		{"managedFields: our label, under another manager's name", "node-a", types.MergePatchType, fmt.Sprintf(`{"metadata":{"labels":{%q:"true"}}}`, nodelabel.Key), denyManaged},
 	}
+	attacks := &attackTable{}
+	defer attacks.check(t)
 	for _, tt := range denied {
 		t.Run("denied: "+tt.name, func(t *testing.T) {
 			before := getNode(ctx, t, s, tt.node)
 			// Without a fieldManager the API server names the manager after the client's user agent: not ours.
 			_, err := a.nodes.CoreV1().Nodes().Patch(ctx, tt.node, tt.patchType, []byte(tt.patch), metav1.PatchOptions{FieldManager: "not-the-installer"})
 			assertDenied(t, err, tt.want)
-			assertUnchanged(t, before, getNode(ctx, t, s, tt.node))
+			after := getNode(ctx, t, s, tt.node)
+			assertUnchanged(t, before, after)
+			attacks.add(fmt.Sprintf("%s (%s on %s)", tt.name, patchName(tt.patchType), tt.node), tt.want, false, err, before.ResourceVersion == after.ResourceVersion)
 		})
 	}
 
 	t.Run("denied by RBAC: status, delete, create, update", func(t *testing.T) {
+		before := getNode(ctx, t, s, "node-a")
+		unchanged := func() bool { return getNode(ctx, t, s, "node-a").ResourceVersion == before.ResourceVersion }
 		_, err := a.nodes.CoreV1().Nodes().Patch(ctx, "node-a", types.MergePatchType, []byte(`{"status":{"phase":"Terminated"}}`), metav1.PatchOptions{}, "status")
 		assertForbidden(t, err, `cannot patch resource "nodes/status"`)
+		attacks.add("patch nodes/status of its own node", `cannot patch resource "nodes/status"`, true, err, unchanged())
 		err = a.nodes.CoreV1().Nodes().Delete(ctx, "node-a", metav1.DeleteOptions{})
 		assertForbidden(t, err, `cannot delete resource "nodes"`)
+		attacks.add("delete its own node", `cannot delete resource "nodes"`, true, err, unchanged())
 		_, err = a.nodes.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-c"}}, metav1.CreateOptions{})
 		assertForbidden(t, err, `cannot create resource "nodes"`)
+		attacks.add("create a node", `cannot create resource "nodes"`, true, err, unchanged())
 		n := getNode(ctx, t, s, "node-a")
 		n.Labels[nodelabel.Key] = nodelabel.Value
 		_, err = a.nodes.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
 		assertForbidden(t, err, `cannot update resource "nodes"`)
+		attacks.add("update (PUT) its own node with the label", `cannot update resource "nodes"`, true, err, unchanged())
 	})
 
 	t.Run("denied: token not bound to a pod", func(t *testing.T) {
@@ -262,7 +272,11 @@ func TestReadinessGateOnRealAPIServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		assertDenied(t, nodelabel.Set(ctx, unbound, "node-a"), denyNoNode)
+		before := getNode(ctx, t, s, "node-a")
+		err = nodelabel.Set(ctx, unbound, "node-a")
+		assertDenied(t, err, denyNoNode)
+		attacks.add("the label with a token of the account not bound to a pod (no node name)", denyNoNode, false, err,
+			getNode(ctx, t, s, "node-a").ResourceVersion == before.ResourceVersion)
 	})
 
 	t.Run("policy holds even if RBAC grants more", func(t *testing.T) {
@@ -404,4 +418,19 @@ func replaceManagedFields(ctx context.Context, c kubernetes.Interface, node stri
 	}
 	_, err = c.CoreV1().Nodes().Patch(ctx, node, types.JSONPatchType, patch, metav1.PatchOptions{FieldManager: nodelabel.FieldManager})
 	return err
+}
+
+// patchName is how the attack table names a patch type.
+func patchName(pt types.PatchType) string {
+	switch pt {
+	case types.JSONPatchType:
+		return "JSON patch"
+	case types.MergePatchType:
+		return "merge patch"
+	case types.StrategicMergePatchType:
+		return "strategic merge patch"
+	case types.ApplyPatchType:
+		return "server-side apply"
+	}
+	return string(pt)
 }

@@ -3,6 +3,7 @@ package render_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -12,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
 )
 
 // The objects below are written out in full, field by field, from the installer contract in the team brief,
@@ -41,8 +44,40 @@ func expectedConfigMap(pool, runscToml string) *corev1.ConfigMap {
 			Namespace: "kube-system",
 			Labels:    selectorLabels(pool),
 		},
-		Data: map[string]string{"runsc.toml": runscToml},
+		Data: withReleaseSums(map[string]string{"runsc.toml": runscToml}),
 	}
+}
+
+// embeddedReleaseSums is the chart's releaseSums value for a pool of unknown architecture: every architecture's
+// SHA512SUMS text of imagevector/gvisor-sums.yaml, which the renderer passes by default.
+func embeddedReleaseSums() map[string]string {
+	sums, err := imagevector.EmbeddedReleaseSums()
+	if err != nil {
+		panic(err)
+	}
+	out := map[string]string{}
+	for _, a := range sums.Archs() {
+		out[a], _ = sums.SHA512SUMS(a)
+	}
+	return out
+}
+
+// withReleaseSums adds the SHA512SUMS.<arch> keys of embeddedReleaseSums to a runsc ConfigMap's data.
+func withReleaseSums(data map[string]string) map[string]string {
+	for a, text := range embeddedReleaseSums() {
+		data["SHA512SUMS."+a] = text
+	}
+	return data
+}
+
+// releaseSumsChecksum is the checksum/release-sums annotation: sha256 of the value as Helm's toJson writes it.
+func releaseSumsChecksum() string {
+	data, err := json.Marshal(embeddedReleaseSums())
+	if err != nil {
+		panic(err)
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 func selectorLabels(pool string) map[string]string {
@@ -91,7 +126,7 @@ func expectedDaemonSet(p dsParams) *appsv1.DaemonSet {
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{
 					Labels:      selectorLabels(p.pool),
-					Annotations: map[string]string{"checksum/runsc-config": hex.EncodeToString(sum[:])},
+					Annotations: map[string]string{"checksum/runsc-config": hex.EncodeToString(sum[:]), "checksum/release-sums": releaseSumsChecksum()},
 				},
 				Spec: corev1.PodSpec{
 					PriorityClassName:            "system-node-critical",
@@ -110,6 +145,7 @@ func expectedDaemonSet(p dsParams) *appsv1.DaemonSet {
 						Command: []string{
 							"/gvisor-installer", "install", "--host-root=/host", "--source=/opt/gvisor",
 							"--bin-dir=" + p.binaryPath, "--runsc-config=/etc/gvisor-installer/runsc.toml", "--prove-sandbox=" + strconv.FormatBool(!p.skipSandboxProof),
+							"--release-sums=/etc/gvisor-installer",
 							"--restart=systemd", "--idle", "--ready-file=/run/gvisor-installer/ready", "--termination-message=/dev/termination-log",
 						},
 						ReadinessProbe: &corev1.Probe{

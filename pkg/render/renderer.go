@@ -20,6 +20,8 @@ type Renderer struct {
 	runtimeClass *parsedChart
 	installation *parsedChart
 	images       gardenerimagevector.ImageVector
+	// sums is the checksum anchor of the gVisor release the install mode passes to the installer (releaseSums).
+	sums imagevector.ReleaseSums
 }
 
 // New parses the embedded charts and compiles their schemas once. images is the image vector to take the
@@ -42,7 +44,41 @@ func NewFromFS(fsys fs.FS, images gardenerimagevector.ImageVector) (*Renderer, e
 	if err != nil {
 		return nil, err
 	}
-	return &Renderer{runtimeClass: rc, installation: inst, images: images}, nil
+	sums, err := imagevector.EmbeddedReleaseSums()
+	if err != nil {
+		return nil, err
+	}
+	return &Renderer{runtimeClass: rc, installation: inst, images: images, sums: sums}, nil
+}
+
+// WithReleaseSums returns a copy of r that passes sums to the installer instead of the embedded ones: those of the
+// operator's image vector overwrite (imagevector.LoadReleaseSums), which come with an overwritten installation image.
+func (r *Renderer) WithReleaseSums(sums imagevector.ReleaseSums) (*Renderer, error) {
+	if err := sums.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", imagevector.SumsKey, err)
+	}
+	c := *r
+	c.sums = sums
+	return &c, nil
+}
+
+// releaseSums returns the chart's releaseSums value: arch -> SHA512SUMS text, for arch only, or for every
+// architecture when arch is empty.
+func (r *Renderer) releaseSums(arch string) (map[string]any, error) {
+	archs := r.sums.Archs()
+	if arch != "" {
+		archs = []string{arch}
+	}
+	out := map[string]any{}
+	for _, a := range archs {
+		text, ok := r.sums.SHA512SUMS(a)
+		if !ok {
+			return nil, fmt.Errorf("the worker pool's machine architecture %q has no gVisor release sums (%s has %s): build the installation "+
+				"image for it, or set its sums under %s in the image vector overwrite", a, imagevector.SumsFile, strings.Join(r.sums.Archs(), ", "), imagevector.SumsKey)
+		}
+		out[a] = text
+	}
+	return out, nil
 }
 
 // RuntimeClass renders the RuntimeClass chart (once per shoot).
@@ -95,6 +131,11 @@ func (r *Renderer) Installation(v InstallationValues) (*Manifests, error) {
 	}
 	if v.SkipSandboxProof {
 		values["proveSandbox"] = false // the chart's default is on
+	}
+	if v.Mode != ModeUninstall {
+		if values["releaseSums"], err = r.releaseSums(v.Architecture); err != nil {
+			return nil, err
+		}
 	}
 	return r.render(r.installation, values)
 }

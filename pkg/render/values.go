@@ -71,6 +71,11 @@ type InstallationValues struct {
 	// mounts its token and passes --label-node and NODE_NAME, so the installer labels its node once runsc works
 	// (docs/readiness-gate.md). Must match RuntimeClassValues.ReadinessGate.
 	ReadinessGate bool `json:"readinessGate,omitempty"`
+	// Architecture is the pool's machine architecture (GOARCH: the Shoot's spec.provider.workers[].machine.architecture).
+	// Install mode passes the installer only that architecture's release sums (the checksum anchor of
+	// imagevector/gvisor-sums.yaml or the operator's overwrite); empty passes every architecture's, and the installer
+	// picks its node's (--node-arch). An architecture the sums do not have is an error.
+	Architecture string `json:"-"`
 	// SkipSandboxProof renders the chart with proveSandbox: false: the installer then reports Ready once runsc is
 	// registered and verified over CRI, without starting a gVisor sandbox (--prove-sandbox=false). The zero value
 	// keeps the chart's default, the proof on. An operator setting (ShootOptions.SkipSandboxProof).

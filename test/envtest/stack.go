@@ -123,8 +123,9 @@ func (s *Stack) startController(ctx context.Context, opts StackOptions) error {
 		"--health-bind-address=127.0.0.1:" + strconv.Itoa(healthPort),
 		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metricsPort),
 		"--log-format=text",
-		"--delete-wait-timeout=20s", // short, so that TestDeleteIsBounded sees the bound quickly
-		"--uninstall-timeout=2m",    // longer than any test's simulated rollout; TestRemoveFromPoolTimesOut sets its own
+		"--delete-wait-timeout=20s",    // short, so that TestDeleteIsBounded sees the bound quickly
+		"--uninstall-timeout=2m",       // longer than any test's simulated rollout; TestRemoveFromPoolTimesOut sets its own
+		"--healthcheck-sync-period=2s", // so that tests see the health conditions follow a change within seconds
 	}, opts.ControllerArgs...)
 	out := opts.ControllerOutput
 	if out == nil {

@@ -41,7 +41,6 @@ import (
 func TestReadinessGate(t *testing.T) {
 	sh := newShoot(t, "readinessgate", "1.31.12")
 	a := sh.actuator(containerruntime.ActuatorOptions{UninstallTimeout: time.Minute, ReadinessGate: true})
-	ctx := context.Background()
 	cr := envtest.ContainerRuntime(sh.ns, runtimeName("a"), "a", nil, "")
 	cluster := clusterWithVersion
 	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "gvisor-node-ready-label"}}
@@ -51,7 +50,7 @@ func TestReadinessGate(t *testing.T) {
 	gateObjects := []client.Object{policy, binding, role, account}
 
 	// Gate on, shoot 1.31: everything lands in the shoot.
-	must(t, a.Reconcile(ctx, logr.Discard(), cr, cluster("1.31.12")))
+	reconcileWithRequeues(t, a, cr, cluster("1.31.12"))
 	sh.waitPoolHealthy("a")
 	for _, obj := range gateObjects {
 		if !sh.exists(obj) {
@@ -74,7 +73,7 @@ func TestReadinessGate(t *testing.T) {
 	}
 
 	// Gate on, shoot 1.29: rendered off, nothing of the gate in the shoot.
-	must(t, a.Reconcile(ctx, logr.Discard(), cr, cluster("1.29.15")))
+	reconcileWithRequeues(t, a, cr, cluster("1.29.15"))
 	sh.waitPoolHealthy("a")
 	for _, obj := range gateObjects {
 		if sh.exists(obj) {

@@ -7,6 +7,7 @@
 package realcomponents
 
 import (
+	"fmt"
 	"os"
 	"testing"
 )
@@ -27,8 +28,26 @@ func Env(t testing.TB, env, makeTarget string) string {
 	return ""
 }
 
-// Helm returns the path of the helm CLI (HELM_BIN).
-func Helm(t testing.TB) string { return Env(t, "HELM_BIN", "tool-helm") }
+// Helm returns the path of the helm CLI (HELM_BIN). A HELM_BIN that names no executable file counts as missing
+// (skip, or fail under REQUIRE_REAL_COMPONENTS=1): a stale path must not turn into a test that never ran helm.
+func Helm(t testing.TB) string {
+	return executable(t, Env(t, "HELM_BIN", "tool-helm"), "HELM_BIN", "tool-helm")
+}
+
+// executable returns path if it is an executable regular file, else skips or fails like Env.
+func executable(t testing.TB, path, env, makeTarget string) string {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
+		return path
+	}
+	msg := fmt.Sprintf("%s=%s is not an executable file (%v): run `make %s` or `make test`, which install it and set %s", env, path, err, makeTarget, env)
+	if os.Getenv("REQUIRE_REAL_COMPONENTS") == "1" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
 
 // KubebuilderAssets returns the folder with etcd, kube-apiserver and kube-controller-manager (KUBEBUILDER_ASSETS).
 func KubebuilderAssets(t testing.TB) string {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -30,6 +31,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/healthcheck"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version"
 )
@@ -38,6 +40,7 @@ import (
 const (
 	containerRuntimeControllerName = gardenercontainerruntime.ControllerName
 	heartbeatControllerName        = heartbeat.ControllerName
+	healthCheckControllerName      = healthcheck.ControllerName
 )
 
 // NewFlagSet returns options with defaults and the flag set they are bound to.
@@ -56,6 +59,12 @@ func NewFlagSet() (*Options, *pflag.FlagSet) {
 				Clock:                clock.RealClock{},
 			})
 		}),
+		extensionscmdcontroller.Switch(healthCheckControllerName, func(_ context.Context, mgr manager.Manager) error {
+			return healthcheck.AddToManager(mgr, healthcheck.Config{
+				Controller: o.Controller.Completed().Options(),
+				SyncPeriod: o.HealthCheckSyncPeriod,
+			})
+		}),
 	)
 	fs := pflag.NewFlagSet(BinaryName, pflag.ContinueOnError)
 	o.AddFlags(fs)
@@ -69,7 +78,7 @@ const BinaryName = "gardener-extension-runtime-gvisor"
 // stableSwitchHelp rewrites the help of --controllers/--disable-controllers, which the library builds by
 // iterating a map, with the controller names sorted, so that --help prints the same text on every run.
 func stableSwitchHelp(fs *pflag.FlagSet) {
-	names := []string{containerRuntimeControllerName, heartbeatControllerName}
+	names := []string{containerRuntimeControllerName, heartbeatControllerName, healthCheckControllerName}
 	slices.Sort(names)
 	list := "[" + strings.Join(names, " ") + "]"
 	if f := fs.Lookup(extensionscmdcontroller.ControllersFlag); f != nil {
@@ -163,7 +172,8 @@ func run(ctx context.Context, o *Options) error {
 		return fmt.Errorf("adding controllers: %w", err)
 	}
 	log.Info("Starting controller manager", "version", version.Version, "gardenerVersion", o.GardenerVersion,
-		"readinessGate", o.ReadinessGate, "proveSandbox", o.ProveSandbox, "uninstallTimeout", o.UninstallTimeout)
+		"readinessGate", o.ReadinessGate, "proveSandbox", o.ProveSandbox, "uninstallTimeout", o.UninstallTimeout,
+		"healthCheckSyncPeriod", o.HealthCheckSyncPeriod)
 	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("running manager: %w", err)
 	}
@@ -180,6 +190,14 @@ func addContainerRuntimeController(ctx context.Context, mgr manager.Manager, o *
 	renderer, err := render.New(images)
 	if err != nil {
 		return fmt.Errorf("loading charts: %w", err)
+	}
+	// The gVisor release sums the installer checks its image against: embedded, or the overwrite's gvisorReleaseSums.
+	sums, err := imagevector.LoadReleaseSums(os.Getenv(imagevector.OverrideEnv))
+	if err != nil {
+		return fmt.Errorf("resolving the gVisor release sums: %w", err)
+	}
+	if renderer, err = renderer.WithReleaseSums(sums); err != nil {
+		return fmt.Errorf("resolving the gVisor release sums: %w", err)
 	}
 	return containerruntime.AddToManager(ctx, mgr, containerruntime.Config{
 		Controller:                o.Controller.Completed().Options(),

@@ -11,6 +11,8 @@ import (
 
 	extensionscmdcontroller "github.com/gardener/gardener/extensions/pkg/controller/cmd"
 	heartbeatcmd "github.com/gardener/gardener/extensions/pkg/controller/heartbeat/cmd"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/healthcheck"
 )
 
 const (
@@ -26,6 +28,8 @@ const (
 	ReadinessGateFlag = "readiness-gate"
 	// ProveSandboxFlag switches the installer's sandbox proof (on by default) off with false.
 	ProveSandboxFlag = "prove-sandbox"
+	// HealthCheckSyncPeriodFlag is how often the health-check controller recomputes each ContainerRuntime's conditions.
+	HealthCheckSyncPeriodFlag = "healthcheck-sync-period"
 	// VersionFlag prints the version and exits.
 	VersionFlag = "version"
 )
@@ -54,6 +58,9 @@ type Options struct {
 	// ProveSandbox renders the installation with the installer's sandbox proof (default true): a node's pod turns
 	// Ready only once a real gVisor sandbox started there.
 	ProveSandbox bool
+	// HealthCheckSyncPeriod is how often the health-check controller recomputes each ContainerRuntime's
+	// conditions (SystemComponentsHealthy, EveryNodeReady), each time reading the pool's nodes and pods in the shoot.
+	HealthCheckSyncPeriod time.Duration
 	// KubeAPIQPS and KubeAPIBurst limit the client's request rate. Gardener's RESTOptions leave client-go's
 	// defaults (5 QPS, burst 10), which cap a seed with many shoots at about one ContainerRuntime per second;
 	// the defaults here are gardenlet's. The API server still protects itself (API Priority and Fairness).
@@ -79,7 +86,9 @@ func NewOptions() *Options {
 		UninstallTimeout:  5 * time.Minute,
 		ProveSandbox:      true,
 		KubeAPIQPS:        100,
-		KubeAPIBurst:      130,
+		// Gardener's providers check every 30s; gardenlet's care controller reads the conditions every minute.
+		HealthCheckSyncPeriod: healthcheck.DefaultSyncPeriod,
+		KubeAPIBurst:          130,
 	}
 	return o
 }
@@ -96,8 +105,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.GardenerVersion, extensionscmdcontroller.GardenerVersionFlag, o.GardenerVersion,
 		"Version of the gardenlet that deploys this extension (informational).")
 	fs.DurationVar(&o.DeleteWaitTimeout, DeleteWaitTimeoutFlag, o.DeleteWaitTimeout,
-		"How long deleting a ContainerRuntime waits for its pool's ManagedResource (and thus the DaemonSet in the shoot) "+
-			"to be gone before reporting an error and retrying. Keep it below Gardener's reconciliation timeout (3m).")
+		"After how long a deleted pool's ManagedResource (and thus the DaemonSet in the shoot) that is not gone yet is reported "+
+			"stuck in the ContainerRuntime's lastError, with gardener-resource-manager's reason. Delete requeues meanwhile (it does "+
+			"not wait inside the call); Migrate waits up to this long. Keep it below Gardener's reconciliation timeout (3m).")
 	fs.DurationVar(&o.UninstallTimeout, UninstallTimeoutFlag, o.UninstallTimeout,
 		"How long deleting a ContainerRuntime (gVisor removed from a pool whose nodes stay) waits, from its deletion "+
 			"timestamp, for every node of the pool to report the uninstall done. After it the pool is removed anyway "+
@@ -108,6 +118,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.ProveSandbox, ProveSandboxFlag, o.ProveSandbox,
 		"Have the installer start a real gVisor sandbox on every node (after registering runsc and on every re-run) before "+
 			"its pod turns Ready; a node where it does not start gets runsc unregistered again. false: Ready means runsc is registered.")
+	fs.DurationVar(&o.HealthCheckSyncPeriod, HealthCheckSyncPeriodFlag, o.HealthCheckSyncPeriod,
+		"How often the healthcheck controller recomputes the SystemComponentsHealthy and EveryNodeReady conditions of each "+
+			"ContainerRuntime (reading the pool's nodes and installation pods in the shoot). Keep it below gardenlet's stale-check threshold.")
 	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Queries per second the controller may send to the API server.")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of queries the controller may send to the API server above --kube-api-qps.")
 	fs.BoolVar(&o.PrintVersion, VersionFlag, false, "Print the version and exit.")
@@ -145,6 +158,9 @@ func (o *Options) Validate() error {
 	}
 	if o.DeleteWaitTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--%s must be positive, got %s (for example 2m)", DeleteWaitTimeoutFlag, o.DeleteWaitTimeout))
+	}
+	if o.HealthCheckSyncPeriod <= 0 {
+		errs = append(errs, fmt.Errorf("--%s must be positive, got %s (for example 30s)", HealthCheckSyncPeriodFlag, o.HealthCheckSyncPeriod))
 	}
 	if o.UninstallTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--%s must be positive, got %s (for example 5m)", UninstallTimeoutFlag, o.UninstallTimeout))

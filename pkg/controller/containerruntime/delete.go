@@ -9,14 +9,17 @@ import (
 
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
-	"github.com/gardener/gardener/pkg/utils/managedresources"
 )
 
 // Delete first removes gVisor from the pool's nodes (uninstall, bounded; skipped when the shoot itself is being
-// deleted or is hibernated), then removes the pool's ManagedResource and waits (bounded) until it is gone, then the
-// shoot-wide one if no other gvisor ContainerRuntime in the namespace remains. The shoot-wide one (with the
+// deleted or is hibernated), then removes the pool's ManagedResource, then the shoot-wide one if no other gvisor
+// ContainerRuntime in the namespace remains, and returns once they are gone. The shoot-wide one (with the
 // readiness gate: the installers' ClusterRole and policy) stays until the uninstall is done, because the
 // uninstalling installer needs it to remove its node's label.
+//
+// Delete never waits inside the call: while the uninstall rolls out or gardener-resource-manager removes the
+// ManagedResources' objects from the shoot, it returns a RequeueAfterError (requeue.go) and the worker moves on
+// to the next ContainerRuntime, so that a batch of removals proceeds in parallel instead of one pool per worker.
 func (a *Actuator) Delete(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, cluster *extensionscontroller.Cluster) error {
 	if why := skipUninstall(cluster); why != "" {
 		log.Info("Not uninstalling gVisor from the pool's nodes", "reason", why)
@@ -27,12 +30,12 @@ func (a *Actuator) Delete(ctx context.Context, log logr.Logger, cr *extensionsv1
 	if err != nil {
 		return err
 	}
-	for _, name := range names {
-		if err := managedresources.DeleteForShoot(ctx, a.client, cr.Namespace, name); err != nil {
-			return fmt.Errorf("deleting ManagedResource %s/%s: %w", cr.Namespace, name, err)
-		}
+	// The pool's ManagedResource (with the readiness gate: its RBAC) is gone before the shoot-wide one (the admission
+	// policy that confines that RBAC) is deleted (gateorder.go).
+	if err := a.deleteAndRequeue(ctx, cr, names[:1]); err != nil {
+		return err
 	}
-	return a.waitUntilDeleted(ctx, cr.Namespace, names)
+	return a.deleteAndRequeue(ctx, cr, names[1:])
 }
 
 // ForceDelete deletes the same ManagedResources as Delete without waiting. keepObjects is set first: the shoot

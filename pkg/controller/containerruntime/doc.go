@@ -11,6 +11,9 @@
 //     server: the content-addressed Secret already exists and the ManagedResource is semantically equal.
 //     Both charts are rendered before anything is written, so a rendering or validation error leaves the
 //     previous state untouched.
+//     With the readiness gate the admission policy (shoot-wide) is applied before the pool's RBAC it guards and
+//     removed after it, when the gate is switched on or off and on delete (gateorder.go); the reconcile requeues
+//     while it waits for gardener-resource-manager.
 //   - Delete: first remove gVisor from the pool's nodes, which stay when the owner only removed gvisor from the
 //     pool: replace the content of the pool's ManagedResource with the installation chart in uninstall mode
 //     (render.ForUninstall; the same DaemonSet, so it rolls node by node from install to uninstall) and return a

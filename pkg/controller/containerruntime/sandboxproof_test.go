@@ -35,7 +35,7 @@ func TestSandboxProofRendered(t *testing.T) {
 	}
 	for skip, want := range map[bool]string{false: "--prove-sandbox=true", true: "--prove-sandbox=false"} {
 		a := NewActuator(ActuatorOptions{Renderer: r, SkipSandboxProof: skip})
-		_, inst, err := a.render(logr.Discard(), cr, "1.33.0")
+		_, inst, _, err := a.render(logr.Discard(), cr, "1.33.0", "")
 		if err != nil {
 			t.Fatal(err)
 		}

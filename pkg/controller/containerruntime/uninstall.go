@@ -2,13 +2,13 @@ package containerruntime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
@@ -21,20 +21,11 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
 
-// uninstallPollInterval is how often a Delete that waits for the uninstall checks again (a requeue).
-// gardener-resource-manager updates the ManagedResource's conditions on DaemonSet changes, so a few seconds is
-// what an operator waits at most beyond the rollout itself.
-//
-// Right after the swap, Delete watches for a short while in the same call (uninstallSettle, then every
-// uninstallQuickPoll for up to uninstallQuickWait): a pool without nodes, or a quick rollout, is done in about a
-// second, and that is the common case. The settle time keeps Delete from reading conditions that
-// gardener-resource-manager computed for the install content before it noticed the DaemonSet change.
-const (
-	uninstallPollInterval = 5 * time.Second
-	uninstallSettle       = time.Second
-	uninstallQuickPoll    = 500 * time.Millisecond
-	uninstallQuickWait    = 10 * time.Second
-)
+// uninstallSettle is how long Delete waits (a requeue) after swapping the pool's content to the uninstall before
+// it reads gardener-resource-manager's conditions: they may still be the ones computed for the install content
+// before it noticed the DaemonSet change. After it, requeueAfter (requeue.go) polls quickly at first: a pool
+// without nodes, or a quick rollout, is done in about a second, the common case.
+const uninstallSettle = time.Second
 
 // skipUninstall says why the pool's nodes need no uninstall before its ManagedResource is deleted, or "".
 // When the whole shoot goes (its deletion timestamp is set), its nodes go too; a hibernated shoot has no nodes and
@@ -103,46 +94,22 @@ func (a *Actuator) uninstall(ctx context.Context, log logr.Logger, cr *extension
 	if err := a.apiReader.Get(ctx, client.ObjectKey{Namespace: cr.Namespace, Name: name}, mr); err != nil {
 		return fmt.Errorf("reading ManagedResource %s/%s: %w", cr.Namespace, name, err)
 	}
+	notDone := uninstallPending(mr)
+	requeue := requeueAfter(deadline.Add(-a.uninstallTimeout))
 	if mr.Generation != before.Generation {
 		log.Info("Rolling out the uninstall to the pool's nodes", "managedResource", name, "deadline", deadline)
-		if err := a.waitUninstallBriefly(ctx, mr, deadline); err != nil {
+		notDone, requeue = errors.New("the uninstall was just handed to gardener-resource-manager"), uninstallSettle
+	}
+	if notDone != nil {
+		cause := fmt.Errorf("removing gVisor from the nodes of worker pool %q: not done on every node yet (%w); waiting until %s, then the pool is removed anyway",
+			cr.Spec.WorkerPool.Name, notDone, deadline.UTC().Format(time.RFC3339))
+		if err := a.reportUninstalling(ctx, cr, cause.Error()); err != nil {
 			return err
 		}
-	}
-	if notDone := uninstallPending(mr); notDone != nil {
-		return &reconcilerutils.RequeueAfterError{
-			Cause: fmt.Errorf("removing gVisor from the nodes of worker pool %q: not done on every node yet (%w); waiting until %s, then the pool is removed anyway",
-				cr.Spec.WorkerPool.Name, notDone, deadline.UTC().Format(time.RFC3339)),
-			RequeueAfter: uninstallPollInterval,
-		}
+		return &reconcilerutils.RequeueAfterError{Cause: cause, RequeueAfter: requeue}
 	}
 	log.Info("gVisor removed from every node of the pool", "managedResource", name)
 	return nil
-}
-
-// waitUninstallBriefly waits (see uninstallQuickWait, at most until deadline) for the uninstall to be done,
-// updating mr. Not being done, or a failed read, is no error here: the caller looks at mr and requeues.
-func (a *Actuator) waitUninstallBriefly(ctx context.Context, mr *resourcesv1alpha1.ManagedResource, deadline time.Time) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(uninstallSettle):
-	}
-	budget := min(uninstallQuickWait, time.Until(deadline))
-	if budget <= 0 {
-		return nil
-	}
-	waitCtx, cancel := context.WithTimeout(ctx, budget)
-	defer cancel()
-	_ = wait.PollUntilContextCancel(waitCtx, uninstallQuickPoll, true, func(ctx context.Context) (bool, error) {
-		latest := &resourcesv1alpha1.ManagedResource{}
-		if err := a.apiReader.Get(ctx, client.ObjectKeyFromObject(mr), latest); err != nil {
-			return false, nil // near the end of the budget the client refuses to wait; the requeue reads again
-		}
-		latest.DeepCopyInto(mr)
-		return uninstallPending(mr) == nil, nil
-	})
-	return ctx.Err()
 }
 
 // uninstallPending returns nil when gardener-resource-manager reports the uninstall rolled out and Ready on every

@@ -33,6 +33,11 @@ func apply(ctx context.Context, s *envtest.Stack, seedObjs, crObjs []client.Obje
 			return fmt.Errorf("applying %s: %w", describe(obj), err)
 		}
 		say("applied %s", describe(obj))
+		if _, ok := obj.(*extensionsv1alpha1.Cluster); ok {
+			if err := createShootAccess(ctx, s, obj.GetName()); err != nil {
+				return err
+			}
+		}
 	}
 	for _, obj := range crObjs {
 		cr, ok := obj.(*extensionsv1alpha1.ContainerRuntime)
@@ -97,6 +102,11 @@ func apply(ctx context.Context, s *envtest.Stack, seedObjs, crObjs []client.Obje
 		cm := &corev1.ConfigMap{}
 		if err := s.Client.Get(ctx, client.ObjectKey{Namespace: metav1.NamespaceSystem, Name: "gvisor-installation-" + pool + "-runsc"}, cm); err == nil {
 			say("runsc.toml the installer writes on every node of pool %s:\n%s", pool, indent(cm.Data["runsc.toml"]))
+		}
+	}
+	for _, obj := range crObjs {
+		if err := showHealth(ctx, s, obj.(*extensionsv1alpha1.ContainerRuntime)); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -1,0 +1,78 @@
+package containerruntime
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+)
+
+// TestPoolArchitectureSelectsReleaseSums (issue 12, item 2): the installation of a pool carries the gVisor release
+// sums of the pool's machine architecture as the Shoot declares it, and every architecture's when the Cluster does
+// not say (no Shoot, pool not listed, architecture unset).
+func TestPoolArchitectureSelectsReleaseSums(t *testing.T) {
+	images, err := imagevector.ForVersion("v0.0.0-dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := render.New(images)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shoot := func(workers ...gardencorev1beta1.Worker) *extensionscontroller.Cluster {
+		return &extensionscontroller.Cluster{Shoot: &gardencorev1beta1.Shoot{Spec: gardencorev1beta1.ShootSpec{
+			Provider: gardencorev1beta1.Provider{Workers: workers}}}}
+	}
+	worker := func(name string, arch *string) gardencorev1beta1.Worker {
+		return gardencorev1beta1.Worker{Name: name, Machine: gardencorev1beta1.Machine{Type: "m", Architecture: arch}}
+	}
+	cr := &extensionsv1alpha1.ContainerRuntime{
+		ObjectMeta: metav1.ObjectMeta{Name: "gvisor", Namespace: "shoot--p--s"},
+		Spec: extensionsv1alpha1.ContainerRuntimeSpec{
+			BinaryPath:  "/var/bin/containerruntimes",
+			DefaultSpec: extensionsv1alpha1.DefaultSpec{Type: Type},
+			WorkerPool: extensionsv1alpha1.ContainerRuntimeWorkerPool{Name: "pool-a",
+				Selector: metav1.LabelSelector{MatchLabels: map[string]string{"worker.gardener.cloud/pool": "pool-a"}}},
+		},
+	}
+	for name, tc := range map[string]struct {
+		cluster *extensionscontroller.Cluster
+		want    string
+	}{
+		"arm64 pool":         {shoot(worker("pool-b", ptr.To("amd64")), worker("pool-a", ptr.To("arm64"))), "arm64"},
+		"amd64 pool":         {shoot(worker("pool-a", ptr.To("amd64"))), "amd64"},
+		"architecture unset": {shoot(worker("pool-a", nil)), "amd64,arm64"},
+		"pool not in Shoot":  {shoot(worker("pool-b", ptr.To("arm64"))), "amd64,arm64"},
+		"no Cluster":         {nil, "amd64,arm64"},
+	} {
+		a := NewActuator(ActuatorOptions{Renderer: r})
+		_, inst, _, err := a.render(logr.Discard(), cr, "1.33.0", poolArchitecture(tc.cluster, cr.Spec.WorkerPool.Name))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var got []string
+		for _, o := range inst.Objects() {
+			if cm, ok := o.(*corev1.ConfigMap); ok {
+				for k := range cm.Data {
+					if a, ok := strings.CutPrefix(k, "SHA512SUMS."); ok {
+						got = append(got, a)
+					}
+				}
+			}
+		}
+		slices.Sort(got)
+		if strings.Join(got, ",") != tc.want {
+			t.Errorf("%s: the installation carries sums for %v, want %s", name, got, tc.want)
+		}
+	}
+}

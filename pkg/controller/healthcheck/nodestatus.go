@@ -1,0 +1,172 @@
+package healthcheck
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gardener/gardener/extensions/pkg/controller/healthcheck"
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+)
+
+// maxNamedNodes bounds the nodes a message names; the rest are counted ("and N more"), so that a pool of
+// hundreds of failing nodes still gives a condition message one can read (and that fits the Shoot's status).
+const maxNamedNodes = 5
+
+// maxReasonLength bounds what a message quotes per node (the installer's line is short; a kubelet's image pull
+// message is not).
+const maxReasonLength = 200
+
+// notReadyNode is a node of the pool without a Ready installation pod.
+type notReadyNode struct {
+	name   string
+	reason string
+	// failed is true when the installer or the kubelet reported a failure (a termination message, a back-off,
+	// an error); false while the pod is merely starting.
+	failed bool
+}
+
+// nodesResult is EveryNodeReady for the pool's nodes and their install-mode pods: True when every node has a
+// Ready pod; False naming the nodes when one failed; Progressing (bounded by installingThreshold) while the
+// not-Ready pods are only starting.
+func nodesResult(pool string, nodes []corev1.Node, pods []corev1.Pod) *healthcheck.SingleCheckResult {
+	byNode := map[string]*corev1.Pod{}
+	for i := range pods {
+		byNode[targetNode(&pods[i])] = &pods[i]
+	}
+	var notReady []notReadyNode
+	for _, n := range nodes {
+		p, ok := byNode[n.Name]
+		if !ok {
+			notReady = append(notReady, notReadyNode{name: n.Name, reason: "no installation pod"})
+			continue
+		}
+		if podReady(p) {
+			continue
+		}
+		reason, failed := podReason(p)
+		notReady = append(notReady, notReadyNode{name: n.Name, reason: reason, failed: failed})
+	}
+	if len(notReady) == 0 {
+		return &healthcheck.SingleCheckResult{Status: gardencorev1beta1.ConditionTrue}
+	}
+	slices.SortFunc(notReady, func(a, b notReadyNode) int {
+		if a.failed != b.failed { // failures first: they are what an operator has to act on
+			if a.failed {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	detail := notReadyMessage(pool, len(nodes), notReady)
+	if notReady[0].failed {
+		return &healthcheck.SingleCheckResult{Status: gardencorev1beta1.ConditionFalse, Detail: detail}
+	}
+	threshold := installingThreshold
+	return &healthcheck.SingleCheckResult{Status: gardencorev1beta1.ConditionProgressing, Detail: detail, ProgressingThreshold: &threshold}
+}
+
+// notReadyMessage: `gVisor is not ready on 2 of 3 nodes of worker pool "a": node-1 (CrashLoopBackOff: containerd
+// 1.6.20 is not supported ...), node-2 (...)`, at most maxNamedNodes named, then "and N more".
+func notReadyMessage(pool string, total int, notReady []notReadyNode) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "gVisor is not ready on %d of %d nodes of worker pool %q: ", len(notReady), total, pool)
+	for i, n := range notReady {
+		if i == maxNamedNodes {
+			fmt.Fprintf(&b, ", and %d more", len(notReady)-maxNamedNodes)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%s)", n.name, n.reason)
+	}
+	return b.String()
+}
+
+// podReady is the pod's Ready condition: the installer's readiness probe passes once it has succeeded.
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// podReason says why a pod is not Ready, and whether that is a failure: the installer's termination message
+// (the current or the last run's, one stable line, see cmd/gvisor-installer), prefixed with the kubelet's
+// waiting or terminated reason (CrashLoopBackOff, ImagePullBackOff, Error); else that reason with the
+// kubelet's message; else why the pod is not scheduled; else that it is still starting.
+func podReason(p *corev1.Pod) (string, bool) {
+	for _, cs := range append(slices.Clone(p.Status.InitContainerStatuses), p.Status.ContainerStatuses...) {
+		if cs.Ready {
+			continue
+		}
+		var state, message string
+		switch {
+		case cs.State.Waiting != nil:
+			state, message = cs.State.Waiting.Reason, cs.State.Waiting.Message
+		case cs.State.Terminated != nil:
+			state, message = cs.State.Terminated.Reason, cs.State.Terminated.Message
+			if state == "" {
+				state = fmt.Sprintf("exited with %d", cs.State.Terminated.ExitCode)
+			}
+		}
+		if t := cs.State.Terminated; t != nil && t.Message != "" {
+			message = t.Message
+		} else if t := cs.LastTerminationState.Terminated; t != nil && t.Message != "" {
+			message = t.Message // the installer's line from before the restart (CrashLoopBackOff)
+		}
+		message = firstLine(message)
+		switch {
+		case state != "" && message != "":
+			return bound(state + ": " + message), true
+		case message != "":
+			return bound(message), true
+		case state != "" && state != "ContainerCreating" && state != "PodInitializing":
+			return bound(state), true
+		}
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason != "" {
+			return bound(c.Reason + ": " + firstLine(c.Message)), true
+		}
+	}
+	return "installing", false
+}
+
+// firstLine is s up to its first newline, with runs of blanks collapsed.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// bound cuts s to maxReasonLength characters.
+func bound(s string) string {
+	if len(s) <= maxReasonLength {
+		return s
+	}
+	return strings.ToValidUTF8(s[:maxReasonLength-3], "") + "..."
+}
+
+// targetNode is the node a DaemonSet pod is for: spec.nodeName once bound, else the node its node affinity names
+// (what the daemonset controller sets; an unschedulable pod is never bound).
+func targetNode(p *corev1.Pod) string {
+	if p.Spec.NodeName != "" {
+		return p.Spec.NodeName
+	}
+	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+			for _, f := range term.MatchFields {
+				if f.Key == "metadata.name" && len(f.Values) == 1 {
+					return f.Values[0]
+				}
+			}
+		}
+	}
+	return ""
+}

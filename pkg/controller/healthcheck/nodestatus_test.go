@@ -1,0 +1,88 @@
+package healthcheck
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+)
+
+func node(name string) corev1.Node { return corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}} }
+
+func pod(nodeName string, ready bool, cs ...corev1.ContainerStatus) corev1.Pod {
+	status := corev1.ConditionFalse
+	if ready {
+		status = corev1.ConditionTrue
+	}
+	return corev1.Pod{
+		Spec:   corev1.PodSpec{NodeName: nodeName},
+		Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: status}}, ContainerStatuses: cs},
+	}
+}
+
+func crashLooping(message string) corev1.ContainerStatus {
+	return corev1.ContainerStatus{
+		Name:                 "installer",
+		State:                corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff", Message: "back-off 5m0s restarting failed container"}},
+		LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 2, Reason: "Error", Message: message + "\n"}},
+	}
+}
+
+func TestNodesResult(t *testing.T) {
+	const tooOld = "containerd 1.6.20 is not supported (minimum containerd 1.7.0)"
+	imagePull := corev1.ContainerStatus{Name: "installer", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
+		Reason: "ImagePullBackOff", Message: "Back-off pulling image \"registry.example/installer:v1\""}}}
+	starting := corev1.ContainerStatus{Name: "installer", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}
+
+	for _, tc := range []struct {
+		name       string
+		nodes      []corev1.Node
+		pods       []corev1.Pod
+		wantStatus gardencorev1beta1.ConditionStatus
+		want       []string
+	}{
+		{"all ready", []corev1.Node{node("n0"), node("n1")}, []corev1.Pod{pod("n0", true), pod("n1", true)}, gardencorev1beta1.ConditionTrue, nil},
+		{"termination message and image pull", []corev1.Node{node("n0"), node("n1"), node("n2")},
+			[]corev1.Pod{pod("n0", true), pod("n1", false, crashLooping(tooOld)), pod("n2", false, imagePull)},
+			gardencorev1beta1.ConditionFalse, []string{
+				`gVisor is not ready on 2 of 3 nodes of worker pool "a": `,
+				"n1 (CrashLoopBackOff: " + tooOld + ")",
+				`n2 (ImagePullBackOff: Back-off pulling image "registry.example/installer:v1")`,
+			}},
+		{"no pod on a node yet is progressing", []corev1.Node{node("n0")}, nil, gardencorev1beta1.ConditionProgressing, []string{"n0 (no installation pod)"}},
+		{"still starting", []corev1.Node{node("n0")}, []corev1.Pod{pod("n0", false, starting)}, gardencorev1beta1.ConditionProgressing, []string{"n0 (installing)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := nodesResult("a", tc.nodes, tc.pods)
+			if res.Status != tc.wantStatus {
+				t.Fatalf("status %s, want %s (%s)", res.Status, tc.wantStatus, res.Detail)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(res.Detail, w) {
+					t.Errorf("detail %q does not contain %q", res.Detail, w)
+				}
+			}
+		})
+	}
+}
+
+func TestNotReadyMessageIsBounded(t *testing.T) {
+	var nodes []corev1.Node
+	var pods []corev1.Pod
+	for i := range 12 {
+		name := fmt.Sprintf("n%02d", i)
+		nodes = append(nodes, node(name))
+		pods = append(pods, pod(name, false, crashLooping(strings.Repeat("x", 1000))))
+	}
+	res := nodesResult("a", nodes, pods)
+	if !strings.Contains(res.Detail, "n04 (") || strings.Contains(res.Detail, "n05 (") || !strings.HasSuffix(res.Detail, ", and 7 more") {
+		t.Errorf("want 5 nodes named, then the count: %s", res.Detail)
+	}
+	if len(res.Detail) > 100+maxNamedNodes*(maxReasonLength+10) {
+		t.Errorf("detail is %d bytes", len(res.Detail))
+	}
+}
