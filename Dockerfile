@@ -2,6 +2,7 @@
 # Images of gardener-extension-runtime-gvisor, for linux/amd64 and linux/arm64 (`make docker-images`):
 #   --target gardener-extension-runtime-gvisor   the extension controller (static, distroless, nonroot)
 #   --target runtime-gvisor-installation         the node installer plus the gVisor release for TARGETARCH
+#   --target gardener-extension-admission-runtime-gvisor   the admission webhook server for the garden (static, distroless, nonroot)
 # Every Go build is CGO_ENABLED=0 and cross-compiles on the build platform (no emulation needed).
 
 # GO_VERSION is exact (patch level): the gVisor release must be byte-for-byte the build hack/gvisor-sums.sh recorded
@@ -31,7 +32,7 @@ COPY . .
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
     set -eu; \
     ldflags="-s -w -X github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version.Version=${VERSION}"; \
-    for cmd in gardener-extension-runtime-gvisor gvisor-installer gvisor-idle; do \
+    for cmd in gardener-extension-runtime-gvisor gardener-extension-admission-runtime-gvisor gvisor-installer gvisor-idle; do \
       CGO_ENABLED=0 GOOS="$TARGETOS" GOARCH="$TARGETARCH" go build -trimpath -ldflags "$ldflags" -o "/out/$cmd" "./cmd/$cmd"; \
       go version -m "/out/$cmd" | grep -q "GOARCH=${TARGETARCH}\$" || { echo "$cmd is not built for $TARGETARCH" >&2; exit 1; }; \
     done
@@ -53,6 +54,11 @@ RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache
 FROM ${DISTROLESS_STATIC_NONROOT_IMAGE} AS gardener-extension-runtime-gvisor
 COPY --from=builder /out/gardener-extension-runtime-gvisor /gardener-extension-runtime-gvisor
 ENTRYPOINT ["/gardener-extension-runtime-gvisor"]
+
+# The admission webhook server (charts/gardener-extension-admission-runtime-gvisor/charts/runtime runs it as 65532).
+FROM ${DISTROLESS_STATIC_NONROOT_IMAGE} AS gardener-extension-admission-runtime-gvisor
+COPY --from=builder /out/gardener-extension-admission-runtime-gvisor /gardener-extension-admission-runtime-gvisor
+ENTRYPOINT ["/gardener-extension-admission-runtime-gvisor"]
 
 # Runs as root (the DaemonSet sets runAsUser 0): it writes root-owned files under the host mounts. Everything else
 # is dropped by the DaemonSet's securityContext (read-only root filesystem, no privilege escalation).

@@ -13,7 +13,7 @@ LD_FLAGS     := -s -w -X $(MODULE)/pkg/version.Version=$(VERSION)
 export TOOLS_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/runtime-gvisor
 GOARCH       ?= $(shell go env GOARCH)
 
-BINARIES     := gardener-extension-runtime-gvisor gvisor-installer gvisor-idle gvisor-render
+BINARIES     := gardener-extension-runtime-gvisor gardener-extension-admission-runtime-gvisor gvisor-installer gvisor-idle gvisor-render
 
 .PHONY: all
 all: build
@@ -105,11 +105,12 @@ start:
 	  --kubeconfig=dev/kubeconfig --leader-election=false --ignore-operation-annotation=false \
 	  --gardener-version=v1.149.3 --heartbeat-namespace=default
 
-## docker-images: the extension and installation images for linux/amd64 and linux/arm64 (needs a Docker engine with buildx)
+## docker-images: the extension, admission and installation images for linux/amd64 and linux/arm64 (needs a Docker engine with buildx)
 .PHONY: docker-images
 docker-images:
 	docker buildx build --platform linux/amd64,linux/arm64 --build-arg VERSION=$(VERSION) --target gardener-extension-runtime-gvisor -t gardener-extension-runtime-gvisor:$(VERSION) .
 	docker buildx build --platform linux/amd64,linux/arm64 --build-arg VERSION=$(VERSION) --target runtime-gvisor-installation -t runtime-gvisor-installation:$(VERSION) .
+	docker buildx build --platform linux/amd64,linux/arm64 --build-arg VERSION=$(VERSION) --target gardener-extension-admission-runtime-gvisor -t gardener-extension-admission-runtime-gvisor:$(VERSION) .
 
 ## fmt / vet
 .PHONY: check

@@ -4,7 +4,7 @@
 #
 #   hack/release.sh v0.2.0 v0.3.0-dev
 #
-# Bumps imagevector/images.yaml (our images' tags), the three charts' version/appVersion, the installation
+# Bumps imagevector/images.yaml (our images' tags), the charts' version/appVersion (extension, internal, admission), the installation
 # chart's default image (values.yaml and its README) and VERSION; then regenerates the snapshots and
 # example/controller-registration.yaml.
 # Review `git diff`, commit, tag RELEASE, and build the release with `make build docker-images VERSION=RELEASE`.
@@ -19,7 +19,8 @@ release=${1:-}; next=${2:-}
 chart_version=${release#v}
 # Our images: the tag line right after their repository line.
 sed -i -E "/repository: ghcr.io\/runtime-gvisor\//{n;s/^( *tag: ).*/\1$release/}" imagevector/images.yaml
-for chart in charts/gardener-extension-runtime-gvisor charts/internal/gvisor charts/internal/gvisor-installation; do
+for chart in charts/gardener-extension-runtime-gvisor charts/internal/gvisor charts/internal/gvisor-installation \
+    charts/gardener-extension-admission-runtime-gvisor/charts/runtime charts/gardener-extension-admission-runtime-gvisor/charts/application; do
   sed -i -E "s/^version: .*/version: $chart_version/; s/^appVersion: .*/appVersion: $release/" "$chart/Chart.yaml"
 done
 sed -i -E "s#^(image: ghcr.io/runtime-gvisor/runtime-gvisor-installation:).*#\1$release#" charts/internal/gvisor-installation/values.yaml
@@ -27,10 +28,10 @@ sed -i -E "s#^(image: ghcr.io/runtime-gvisor/runtime-gvisor-installation:).*#\1$
 sed -i -E "/^\| \`image\` \|/s#(ghcr.io/runtime-gvisor/runtime-gvisor-installation:)[^\`]*#\1$release#" charts/internal/gvisor-installation/README.md
 echo "$next" > VERSION
 
-make snapshots generate
 # The checksum anchor of the gVisor release (imagevector/gvisor-sums.yaml), from this toolchain's build of both
 # architectures: the controller of this release refuses installation images whose gVisor differs.
 hack/gvisor-sums.sh
 # The Dockerfile's base images, pinned to the digests their tags name now (PIN_BASE_IMAGES=0 skips it).
 [ "${PIN_BASE_IMAGES:-1}" = 0 ] || hack/pin-base-images.sh
+make snapshots generate
 echo "pinned $release; VERSION is $next. Review git diff, run make test, commit and tag $release." >&2

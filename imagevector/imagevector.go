@@ -21,6 +21,8 @@ import (
 const (
 	ImageNameExtension    = "gardener-extension-runtime-gvisor"
 	ImageNameInstallation = "runtime-gvisor-installation"
+	// ImageNameAdmission is the admission webhook server in the garden (its runtime chart's default image).
+	ImageNameAdmission = "gardener-extension-admission-runtime-gvisor"
 )
 
 // OverrideEnv is the environment variable naming the operator's image vector overwrite file.
@@ -31,7 +33,7 @@ var imagesYAML []byte
 
 // ours lists the images the version stamp applies to: images.yaml may one day list third-party images, whose
 // tags have nothing to do with our version.
-var ours = []string{ImageNameExtension, ImageNameInstallation}
+var ours = []string{ImageNameExtension, ImageNameInstallation, ImageNameAdmission}
 
 var releaseVersion = regexp.MustCompile(`^v\d+\.\d+\.\d+$`)
 

@@ -14,6 +14,7 @@ import (
 const (
 	extRepo      = "ghcr.io/runtime-gvisor/gardener-extension-runtime-gvisor"
 	installRepo  = "ghcr.io/runtime-gvisor/runtime-gvisor-installation"
+	admitRepo    = "ghcr.io/runtime-gvisor/gardener-extension-admission-runtime-gvisor"
 	overrideFile = "images_overwrite.yaml"
 )
 
@@ -28,6 +29,10 @@ func pinnedTag(t *testing.T) string {
 	if other, err := imagevector.PinnedTag(imagevector.ImageNameInstallation); err != nil || other != tag {
 		t.Fatalf("images.yaml pins %s for %s but %q (%v) for %s: the release step pins both to the same release",
 			tag, imagevector.ImageNameExtension, other, err, imagevector.ImageNameInstallation)
+	}
+	if other, err := imagevector.PinnedTag(imagevector.ImageNameAdmission); err != nil || other != tag {
+		t.Fatalf("images.yaml pins %s for %s but %q (%v) for %s: the release step pins all our images to the same release",
+			tag, imagevector.ImageNameExtension, other, err, imagevector.ImageNameAdmission)
 	}
 	return tag
 }
@@ -84,6 +89,7 @@ func TestVersionRule(t *testing.T) {
 			want := map[string]string{
 				imagevector.ImageNameExtension:    extRepo + ":" + tt.wantTag,
 				imagevector.ImageNameInstallation: installRepo + ":" + tt.wantTag,
+				imagevector.ImageNameAdmission:    admitRepo + ":" + tt.wantTag,
 			}
 			got := refs(t, tt.version, "")
 			if diff := cmp.Diff(want, got); diff != "" {
@@ -161,6 +167,12 @@ func TestOverwrite(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := refs(t, tt.version, writeOverwrite(t, tt.overwrite))
+			// No case overwrites the admission image: it follows the version rule.
+			admitTag := pinned
+			if imagevector.IsRelease(tt.version) {
+				admitTag = tt.version
+			}
+			tt.want[imagevector.ImageNameAdmission] = admitRepo + ":" + admitTag
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}

@@ -1,0 +1,66 @@
+package admission
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+)
+
+// gvisorPart is what of a worker this admission judges: the CRI name and the providerConfigs of its gvisor
+// container runtimes, in order. Two workers with equal parts get the same verdict, so an update that leaves a
+// worker's part as it was must not be refused for it (it was accepted before, perhaps before this admission or
+// one of its rules existed).
+type gvisorPart struct {
+	criName string
+	configs []any
+}
+
+// partOf returns the worker's gvisorPart, or false when the worker has no gvisor container runtime.
+// providerConfigs are compared as parsed JSON (key order and spacing do not count as a change); one that does
+// not parse is compared byte for byte.
+func partOf(w *gardencorev1beta1.Worker) (gvisorPart, bool) {
+	if w.CRI == nil {
+		return gvisorPart{}, false
+	}
+	p := gvisorPart{criName: string(w.CRI.Name)}
+	found := false
+	for _, cr := range w.CRI.ContainerRuntimes {
+		if cr.Type != ContainerRuntimeType {
+			continue
+		}
+		found = true
+		var raw []byte
+		if cr.ProviderConfig != nil {
+			raw = bytes.TrimSpace(cr.ProviderConfig.Raw)
+		}
+		var parsed any
+		if len(raw) == 0 {
+			p.configs = append(p.configs, nil)
+		} else if err := json.Unmarshal(raw, &parsed); err == nil {
+			p.configs = append(p.configs, parsed)
+		} else {
+			p.configs = append(p.configs, string(raw))
+		}
+	}
+	return p, found
+}
+
+// unchanged reports whether worker w of the new Shoot has the same gvisorPart as the old Shoot's worker of the
+// same name. A worker that is new, or newly has gvisor, counts as changed.
+func unchanged(w *gardencorev1beta1.Worker, old *gardencorev1beta1.Shoot) bool {
+	if old == nil {
+		return false
+	}
+	now, _ := partOf(w)
+	for i := range old.Spec.Provider.Workers {
+		ow := &old.Spec.Provider.Workers[i]
+		if ow.Name != w.Name {
+			continue
+		}
+		before, had := partOf(ow)
+		return had && reflect.DeepEqual(before, now)
+	}
+	return false
+}

@@ -1,0 +1,8 @@
+// Package admission runs the gVisor admission webhook server in-process for tests: the real binary's Run with a
+// self-signed serving certificate on 127.0.0.1, and what a test needs to reach it (URL, CA bundle) and to count the
+// requests it served (its own /metrics, controller-runtime's webhook request counter).
+//
+// webhook_test.go sends real AdmissionReviews over HTTPS; garden_test.go registers it with a real
+// gardener-apiserver (Gardener's test/envtest) through the ValidatingWebhookConfiguration the application chart
+// renders.
+package admission
