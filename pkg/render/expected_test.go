@@ -17,8 +17,9 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
 )
 
-// The objects below are written out in full, field by field, from the installer contract in the team brief,
-// so that a change of the charts shows up as a diff against the contract, not just against a snapshot.
+// The objects below are written out in full, field by field, from the installer contract (the flags
+// cmd/gvisor-installer parses, the host paths pkg/installer writes, the RuntimeClass handler runsc), so that a
+// change of the charts shows up as a diff against the contract, not just against a snapshot.
 
 func expectedRuntimeClass(nodeSelector map[string]string, tolerations []corev1.Toleration, overhead *nodev1.Overhead) *nodev1.RuntimeClass {
 	return &nodev1.RuntimeClass{
