@@ -318,7 +318,7 @@ func TestNoDevelopmentImageTags(t *testing.T) {
 	}
 }
 
-// TestPackage: `helm package` must store the root schema's content (not a dangling symlink), and the
+// TestPackage: `helm package` must store the root schema's content (the chart's copy of it), and the
 // packaged chart must enforce it.
 func TestPackage(t *testing.T) {
 	dir := t.TempDir()

@@ -19,8 +19,7 @@ import (
 // every `make generate` produce a different rawChart; a constant keeps the output reproducible.
 var archiveModTime = time.Unix(0, 0).UTC()
 
-// packageChart loads the chart in dir (following symlinks, so values.schema.json is the resolved root
-// schema) and returns it packaged as `helm package` would, but with fixed mtimes.
+// packageChart loads the chart in dir and returns it packaged as `helm package` would, but with fixed mtimes.
 func packageChart(dir string) (*chart.Chart, []byte, error) {
 	c, err := loader.LoadDir(dir)
 	if err != nil {
