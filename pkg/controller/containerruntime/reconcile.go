@@ -7,13 +7,10 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/client-go/util/retry"
 
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	reconcilerutils "github.com/gardener/gardener/pkg/controllerutils/reconciler"
-	"github.com/gardener/gardener/pkg/utils/managedresources"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
@@ -29,21 +26,10 @@ func (a *Actuator) Reconcile(ctx context.Context, log logr.Logger, cr *extension
 	}
 	pool := cr.Spec.WorkerPool.Name
 	deployPool := func() error {
-		if err := managedresources.CreateForShoot(ctx, a.client, cr.Namespace, InstallationManagedResourceName(pool), Origin, false, installation.Files()); err != nil {
-			return fmt.Errorf("deploying ManagedResource %s/%s: %w", cr.Namespace, InstallationManagedResourceName(pool), err)
-		}
-		return nil
+		return a.deployForShoot(ctx, cr.Namespace, InstallationManagedResourceName(pool), installation.Files())
 	}
-	// Every pool of the shoot deploys the same shoot-wide ManagedResource, and pools are reconciled in parallel:
-	// two may race to create the same content-addressed Secret or ManagedResource, or update it from a stale
-	// cache. The loser retries and then finds the object as it wants it, instead of reporting a lastError.
 	deployShootWide := func() error {
-		if err := retry.OnError(retry.DefaultBackoff, lostRace, func() error {
-			return managedresources.CreateForShoot(ctx, a.client, cr.Namespace, ManagedResourceName, Origin, false, runtimeClass.Files())
-		}); err != nil {
-			return fmt.Errorf("deploying ManagedResource %s/%s: %w", cr.Namespace, ManagedResourceName, err)
-		}
-		return nil
+		return a.deployForShoot(ctx, cr.Namespace, ManagedResourceName, runtimeClass.Files())
 	}
 	if gate {
 		// The admission policy before the RBAC it guards (gateorder.go). The RuntimeClass appearing before the
@@ -80,8 +66,6 @@ func (a *Actuator) Reconcile(ctx context.Context, log logr.Logger, cr *extension
 	}
 	return deployShootWide()
 }
-
-func lostRace(err error) bool { return apierrors.IsAlreadyExists(err) || apierrors.IsConflict(err) }
 
 // Restore re-creates the ManagedResources on the new seed; gardener-resource-manager adopts the RuntimeClass and
 // DaemonSets that Migrate left in the shoot. Nothing is kept in .status.state: everything is derived from the

@@ -16,7 +16,6 @@ import (
 	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
 	reconcilerutils "github.com/gardener/gardener/pkg/controllerutils/reconciler"
 	"github.com/gardener/gardener/pkg/utils/kubernetes/health"
-	"github.com/gardener/gardener/pkg/utils/managedresources"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
@@ -86,8 +85,8 @@ func (a *Actuator) uninstall(ctx context.Context, log logr.Logger, cr *extension
 	if err != nil {
 		return fmt.Errorf("rendering the uninstall of worker pool %q: %w", cr.Spec.WorkerPool.Name, err)
 	}
-	if err := managedresources.CreateForShoot(ctx, a.client, cr.Namespace, name, Origin, false, manifests.Files()); err != nil {
-		return fmt.Errorf("deploying the uninstall into ManagedResource %s/%s: %w", cr.Namespace, name, err)
+	if err := a.deployForShoot(ctx, cr.Namespace, name, manifests.Files()); err != nil {
+		return fmt.Errorf("deploying the uninstall: %w", err)
 	}
 
 	mr := &resourcesv1alpha1.ManagedResource{}
