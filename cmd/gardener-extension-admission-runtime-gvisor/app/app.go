@@ -4,7 +4,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -13,6 +12,7 @@ import (
 	"k8s.io/klog/v2"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/cli"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version"
 )
 
@@ -39,17 +39,7 @@ func Run(ctx context.Context, args []string, out io.Writer) error {
 func parseAndRun(ctx context.Context, args []string, out io.Writer, setProcessLoggers bool) error {
 	o, fs := NewFlagSet()
 	fs.SetOutput(out)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil
-		}
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q: this command takes only flags (see --help)", fs.Args())
-	}
-	if o.PrintVersion {
-		_, err := fmt.Fprintln(out, version.Version)
+	if done, err := cli.Parse(fs, args, out, &o.PrintVersion); done {
 		return err
 	}
 	if err := o.Validate(); err != nil {
