@@ -57,6 +57,15 @@ func (a *Actuator) deleteAndRequeue(ctx context.Context, cr *extensionsv1alpha1.
 		if !exists {
 			continue
 		}
+		if mr.DeletionTimestamp == nil {
+			// Just deleted: a ManagedResource without gardener-resource-manager's finalizer (never picked up) is
+			// gone at once, and needs no requeue round to find that out.
+			if err := a.apiReader.Get(ctx, client.ObjectKey{Namespace: cr.Namespace, Name: name}, mr); apierrors.IsNotFound(err) {
+				continue
+			} else if err != nil {
+				return fmt.Errorf("reading ManagedResource %s/%s: %w", cr.Namespace, name, err)
+			}
+		}
 		since := time.Now()
 		if mr.DeletionTimestamp != nil {
 			since = mr.DeletionTimestamp.Time

@@ -27,6 +27,7 @@ import (
 	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/cmd/gardener-extension-runtime-gvisor/app"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
@@ -60,10 +61,14 @@ func stack(b *testing.B) *envtest.Stack {
 			shared.err = fmt.Errorf("building the controller: %w\n%s", err, out)
 			return
 		}
+		// The controller as shipped: the test stack's short health-check period (for tests that watch conditions
+		// change) is set back to the binary's own default.
+		_, fs := app.NewFlagSet()
 		shared.stack, shared.err = envtest.StartStack(context.Background(), envtest.StackOptions{
 			Options:                envtest.Options{AssetsDir: assets, Audit: true},
 			WithoutResourceManager: true,
 			ControllerBinary:       binary,
+			ControllerArgs:         []string{"--healthcheck-sync-period=" + fs.Lookup("healthcheck-sync-period").DefValue},
 		})
 	})
 	if shared.err != nil {
