@@ -1,8 +1,6 @@
 package admission_test
 
 import (
-	"encoding/json"
-	"os"
 	"testing"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
@@ -59,36 +57,4 @@ spec:
 		t.Fatalf("test Shoot does not decode: %v\n%s", err, doc)
 	}
 	return s
-}
-
-// fieldConfig is one providerConfig from the field; JSON nil means none.
-type fieldConfig struct {
-	Name string
-	JSON []byte
-}
-
-// fieldProviderConfigs reads pkg/admission/testdata/field-provider-configs.yaml (pkg/render/fieldcompat_test.go's
-// inputs, the providerConfigs the original extension documents), the list pkg/admission's unit tests check too.
-func fieldProviderConfigs(t testing.TB) []fieldConfig {
-	t.Helper()
-	data, err := os.ReadFile("../../pkg/admission/testdata/field-provider-configs.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var raw []struct {
-		Name           string          `json:"name"`
-		ProviderConfig json.RawMessage `json:"providerConfig"`
-	}
-	if err := yaml.UnmarshalStrict(data, &raw); err != nil {
-		t.Fatal(err)
-	}
-	out := make([]fieldConfig, 0, len(raw))
-	for _, r := range raw {
-		c := fieldConfig{Name: r.Name}
-		if len(r.ProviderConfig) > 0 && string(r.ProviderConfig) != "null" {
-			c.JSON = r.ProviderConfig
-		}
-		out = append(out, c)
-	}
-	return out
 }

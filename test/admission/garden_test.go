@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/admission/admissiontest"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/admission"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
 )
@@ -108,7 +109,7 @@ func TestRealGardenerAPIServer(t *testing.T) {
 	})
 
 	t.Run("field-written providerConfigs are accepted", func(t *testing.T) {
-		configs := fieldProviderConfigs(t)
+		configs := admissiontest.FieldProviderConfigs(t)
 		before := w.Requests(t)
 		for i, fc := range configs {
 			s := gvisorShoot(t, fmt.Sprintf("field-%d", i), "")
