@@ -19,6 +19,7 @@ import (
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/healthcheck"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
 )
@@ -179,7 +180,7 @@ func (sh *testShoot) pods(pool string, uninstall bool) map[string]corev1.Pod {
 		if p.DeletionTimestamp != nil || (p.Labels[render.ModeLabel] == string(render.ModeUninstall)) != uninstall {
 			continue
 		}
-		out[targetNode(&p)] = p
+		out[healthcheck.TargetNode(&p)] = p
 	}
 	return out
 }
@@ -213,24 +214,6 @@ func (sh *testShoot) setPodsReady(pool string, nodes []string) {
 		p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now})
 		must(sh.t, sh.c.Status().Update(context.Background(), &p))
 	}
-}
-
-// targetNode is the node a DaemonSet pod is for: spec.nodeName once bound, else its node affinity's
-// metadata.name field (what the daemonset controller sets).
-func targetNode(p *corev1.Pod) string {
-	if p.Spec.NodeName != "" {
-		return p.Spec.NodeName
-	}
-	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
-		for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-			for _, f := range term.MatchFields {
-				if f.Key == "metadata.name" && len(f.Values) == 1 {
-					return f.Values[0]
-				}
-			}
-		}
-	}
-	return ""
 }
 
 // patchShoot changes the Shoot in the shoot's Cluster resource (JSON, as gardenlet writes it).

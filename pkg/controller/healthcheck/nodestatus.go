@@ -34,7 +34,7 @@ type notReadyNode struct {
 func nodesResult(pool string, nodes []corev1.Node, pods []corev1.Pod) *healthcheck.SingleCheckResult {
 	byNode := map[string]*corev1.Pod{}
 	for i := range pods {
-		byNode[targetNode(&pods[i])] = &pods[i]
+		byNode[TargetNode(&pods[i])] = &pods[i]
 	}
 	var notReady []notReadyNode
 	for _, n := range nodes {
@@ -153,9 +153,9 @@ func bound(s string) string {
 	return strings.ToValidUTF8(s[:maxReasonLength-3], "") + "..."
 }
 
-// targetNode is the node a DaemonSet pod is for: spec.nodeName once bound, else the node its node affinity names
+// TargetNode is the node a DaemonSet pod is for: spec.nodeName once bound, else the node its node affinity names
 // (what the daemonset controller sets; an unschedulable pod is never bound).
-func targetNode(p *corev1.Pod) string {
+func TargetNode(p *corev1.Pod) string {
 	if p.Spec.NodeName != "" {
 		return p.Spec.NodeName
 	}
