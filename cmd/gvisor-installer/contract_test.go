@@ -25,14 +25,7 @@ import (
 // probe is our `ready`, the runsc.toml of the ConfigMap passes our validation, every node path the installer touches
 // is mounted under --host-root (and nothing more), and --label-node comes with NODE_NAME and a token.
 func TestInstallationChartContract(t *testing.T) {
-	images, err := imagevector.Load(version.Version)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := render.New(images)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	for _, mode := range []render.Mode{render.ModeInstall, render.ModeUninstall} {
 		for _, gate := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/readinessGate=%v", mode, gate), func(t *testing.T) {
@@ -152,4 +145,18 @@ func checkChartContract(t *testing.T, r *render.Renderer, mode render.Mode, gate
 	if sc := c.SecurityContext; sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
 		t.Errorf("installer container should have a read-only root filesystem (it writes only to mounts)")
 	}
+}
+
+// newRenderer is the renderer the controller uses, with this build's image vector.
+func newRenderer(t *testing.T) *render.Renderer {
+	t.Helper()
+	images, err := imagevector.Load(version.Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := render.New(images)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

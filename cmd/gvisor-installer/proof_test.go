@@ -11,24 +11,15 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version"
 )
 
 // TestChartProofAndTerminationMessage: the installation chart runs the sandbox proof in install mode unless the
 // operator switched it off, and in both modes writes the termination message where the kubelet reads it, with the
 // logs' tail standing in when the installer could not write it.
 func TestChartProofAndTerminationMessage(t *testing.T) {
-	images, err := imagevector.Load(version.Version)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := render.New(images)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	for _, tc := range []struct {
 		mode      render.Mode
 		skip      bool
