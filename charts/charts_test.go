@@ -181,6 +181,30 @@ func TestTemplateImageVectorOverwrite(t *testing.T) {
 	}
 }
 
+// TestTemplateImageVectorOverwriteMap: the overwrite given as a map (a values file, --set-json) renders the same
+// ConfigMap as the same content given as Gardener's YAML string, with no helm warning (template fails on any).
+func TestTemplateImageVectorOverwriteMap(t *testing.T) {
+	const text = "images:\n- name: runtime-gvisor-installation\n  ref: registry.example.com/gvisor/installation:v0.1.0\n"
+	asString := decode(t, template(t, "--set-string", "imageVectorOverwrite="+text))
+	asMap := decode(t, template(t, "--set-json",
+		`imageVectorOverwrite={"images":[{"name":"runtime-gvisor-installation","ref":"registry.example.com/gvisor/installation:v0.1.0"}]}`))
+	valuesFile := writeFile(t, "values.yaml", "imageVectorOverwrite:\n  images:\n  - name: runtime-gvisor-installation\n"+
+		"    ref: registry.example.com/gvisor/installation:v0.1.0\n")
+	asMapFile := decode(t, template(t, "-f", valuesFile))
+	for name, r := range map[string]rendered{"--set-json": asMap, "values file": asMapFile} {
+		if len(r.configMaps) != 1 || len(asString.configMaps) != 1 {
+			t.Fatalf("%s: want one ConfigMap each, got %d and %d", name, len(r.configMaps), len(asString.configMaps))
+		}
+		if diff := cmp.Diff(asString.configMaps[0].Data, r.configMaps[0].Data); diff != "" {
+			t.Errorf("%s: ConfigMap data differs from the string form (-string +map):\n%s", name, diff)
+		}
+	}
+	_, stderr, err := helm(t, "template", releaseName, extensionChart, "--set-json", `imageVectorOverwrite={"image":[]}`)
+	if err == nil || !strings.Contains(stderr, "imageVectorOverwrite") {
+		t.Errorf("a map without images must be refused naming imageVectorOverwrite, got err %v:\n%s", err, stderr)
+	}
+}
+
 // TestTemplateOptionalArgsAndObjects covers the values that add args and objects.
 func TestTemplateOptionalArgsAndObjects(t *testing.T) {
 	r := decode(t, template(t, "--set", "gardener.version=v1.149.3", "--set", "controller.disableControllers={heartbeat}",

@@ -42,13 +42,17 @@ func helm(t *testing.T, args ...string) (string, string, error) {
 	return stdout.String(), stderr.String(), err
 }
 
-// template renders the extension chart (or chartRef, if given as a path) with extra helm arguments and
-// fails the test on any error.
+// template renders the extension chart with extra helm arguments and fails the test on any error and on any
+// warning helm prints (a symbolic link in the chart, a map given for a string default, ...): an operator must be
+// able to render the chart from a checkout without noise.
 func template(t *testing.T, args ...string) string {
 	t.Helper()
 	out, stderr, err := helm(t, append([]string{"template", releaseName, extensionChart, "--namespace", releaseNS}, args...)...)
 	if err != nil {
 		t.Fatalf("helm template %v: %v\n%s", args, err, stderr)
+	}
+	if stderr != "" {
+		t.Fatalf("helm template %v printed warnings:\n%s", args, stderr)
 	}
 	return out
 }

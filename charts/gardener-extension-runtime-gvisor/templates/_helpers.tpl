@@ -34,3 +34,16 @@ rejects development tags, so this can never render a tag that no registry has.
 {{- define "image" -}}
 {{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
 {{- end -}}
+
+{{/*
+The image vector overwrite as the text of images_overwrite.yaml: Gardener's convention is a YAML string, kept byte
+for byte; a map (a values file or --set-json) is rendered as YAML. Empty when unset.
+*/}}
+{{- define "imageVectorOverwrite" -}}
+{{- $v := .Values.imageVectorOverwrite -}}
+{{- if kindIs "string" $v -}}
+{{ $v }}
+{{- else if $v -}}
+{{ toYaml $v }}{{ "\n" }}
+{{- end -}}
+{{- end -}}
