@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -36,6 +35,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
 const serviceAccount = "gardener-extension-runtime-gvisor"
@@ -115,7 +115,7 @@ func TestInstallAndRunWithChartRBAC(t *testing.T) {
 
 	// The installed args, plus what only differs outside a pod: the API server connection and free local
 	// ports (later flags win).
-	healthPort, metricsPort := freePort(t), freePort(t)
+	healthPort, metricsPort := testutil.FreePort(t), testutil.FreePort(t)
 	args := append(append([]string{}, deployment.Spec.Template.Spec.Containers[0].Args...),
 		"--kubeconfig="+kubeconfig,
 		"--health-bind-address=127.0.0.1:"+strconv.Itoa(healthPort),
@@ -390,17 +390,7 @@ func httpOK(url string) error {
 	return nil
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	must(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 func must(t *testing.T, err error) {
 	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Must(t, err)
 }

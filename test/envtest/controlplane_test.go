@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
 // TestControlPlane checks what the package promises beyond plain envtest: a foreground deletion finishes (garbage
@@ -74,22 +75,10 @@ func TestControlPlane(t *testing.T) {
 
 func eventually(t *testing.T, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for %s: %v", what, err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	testutil.EventuallyWithin(t, time.Minute, what, check)
 }
 
 func must(t *testing.T, err error) {
 	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Must(t, err)
 }

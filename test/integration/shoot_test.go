@@ -20,6 +20,7 @@ import (
 	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
 // The shoot Kubernetes versions these tests create Clusters for. Our own table: the controller must not care
@@ -204,22 +205,10 @@ func (sh *testShoot) eventually(what string, check func() error) {
 
 func eventually(t *testing.T, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting %s for %s: %v", waitTimeout, what, err)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+	testutil.EventuallyWithin(t, waitTimeout, what, check)
 }
 
 func must(t *testing.T, err error) {
 	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Must(t, err)
 }

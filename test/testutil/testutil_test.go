@@ -1,0 +1,44 @@
+package testutil
+
+import (
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+)
+
+func TestEventuallyRetriesUntilNil(t *testing.T) {
+	calls := 0
+	EventuallyWithin(t, 5*time.Second, "the third call", func() error {
+		if calls++; calls < 3 {
+			return errors.New("not yet")
+		}
+		return nil
+	})
+	if calls != 3 {
+		t.Errorf("check called %d times, want 3", calls)
+	}
+}
+
+func TestFreePortIsBindable(t *testing.T) {
+	port := FreePort(t)
+	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		t.Fatalf("port %d from FreePort: %v", port, err)
+	}
+	l.Close()
+}
+
+func TestGoldenWritesThenCompares(t *testing.T) {
+	golden := filepath.Join(t.TempDir(), "sub", "out.golden")
+	t.Setenv(UpdateEnv, "1")
+	Golden(t, golden, "content\n")
+	t.Setenv(UpdateEnv, "")
+	Golden(t, golden, "content\n")
+	if b, err := os.ReadFile(golden); err != nil || string(b) != "content\n" {
+		t.Errorf("golden file: %q, %v", b, err)
+	}
+}
