@@ -14,7 +14,7 @@ import (
 	"regexp"
 	"strings"
 
-	gardenerimagevector "github.com/gardener/gardener/pkg/utils/imagevector"
+	imagevectorutils "github.com/gardener/gardener/pkg/utils/imagevector"
 )
 
 // Names of our images in images.yaml.
@@ -26,7 +26,7 @@ const (
 )
 
 // OverrideEnv is the environment variable naming the operator's image vector overwrite file.
-const OverrideEnv = gardenerimagevector.OverrideEnv
+const OverrideEnv = imagevectorutils.OverrideEnv
 
 //go:embed images.yaml
 var imagesYAML []byte
@@ -43,8 +43,8 @@ func IsRelease(version string) bool { return releaseVersion.MatchString(version)
 
 // ForVersion returns images.yaml with our images tagged version if it is a release, and left at their pinned
 // tags otherwise. It ignores IMAGEVECTOR_OVERWRITE (see Load).
-func ForVersion(version string) (gardenerimagevector.ImageVector, error) {
-	vector, _, err := gardenerimagevector.Read(imagesYAML)
+func ForVersion(version string) (imagevectorutils.ImageVector, error) {
+	vector, _, err := imagevectorutils.Read(imagesYAML)
 	if err != nil {
 		return nil, fmt.Errorf("reading embedded imagevector/images.yaml: %w", err)
 	}
@@ -84,14 +84,14 @@ func PinnedTag(name string) (string, error) {
 }
 
 // Load returns ForVersion(version) with the overwrite file named by IMAGEVECTOR_OVERWRITE applied, if set.
-func Load(version string) (gardenerimagevector.ImageVector, error) {
+func Load(version string) (imagevectorutils.ImageVector, error) {
 	return LoadWithOverwrite(version, os.Getenv(OverrideEnv))
 }
 
 // LoadWithOverwrite returns ForVersion(version) merged with the image vector in overwriteFile (skipped when
 // empty), with Gardener's merge semantics: an entry with `tag:` replaces the tag, one with `ref:` replaces the
 // whole reference (so it never gets a second tag appended).
-func LoadWithOverwrite(version, overwriteFile string) (gardenerimagevector.ImageVector, error) {
+func LoadWithOverwrite(version, overwriteFile string) (imagevectorutils.ImageVector, error) {
 	vector, err := ForVersion(version)
 	if err != nil {
 		return nil, err
@@ -99,11 +99,11 @@ func LoadWithOverwrite(version, overwriteFile string) (gardenerimagevector.Image
 	if overwriteFile == "" {
 		return vector, nil
 	}
-	overwrite, _, err := gardenerimagevector.ReadFile(overwriteFile)
+	overwrite, _, err := imagevectorutils.ReadFile(overwriteFile)
 	if err != nil {
 		return nil, fmt.Errorf("reading image vector overwrite %s (set by %s or --image-vector-overwrite): %w", overwriteFile, OverrideEnv, err)
 	}
-	return gardenerimagevector.MergeImageVectors(vector, overwrite), nil
+	return imagevectorutils.MergeImageVectors(vector, overwrite), nil
 }
 
 // forbidden are the markers of versions that no registry has: development and dirty builds, git-describe

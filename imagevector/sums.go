@@ -138,14 +138,20 @@ func (s ReleaseSums) SHA512SUMS(arch string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	names := make([]string, 0, len(files))
-	for n := range files {
+	return FormatSHA512SUMS(files), true
+}
+
+// FormatSHA512SUMS formats sums (file name to hex SHA-512) in `sha512sum` format, "<sum>  <name>" per line sorted
+// by name: the one writer of the format, for the release sums and for tests that build a release.
+func FormatSHA512SUMS(sums map[string]string) string {
+	names := make([]string, 0, len(sums))
+	for n := range sums {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	var b strings.Builder
 	for _, n := range names {
-		b.WriteString(files[n] + "  " + n + "\n")
+		b.WriteString(sums[n] + "  " + n + "\n")
 	}
-	return b.String(), true
+	return b.String()
 }

@@ -79,4 +79,5 @@ func readyFileFlag(args []string) (string, bool) {
 	return "", false
 }
 
-func stderr(s string) { syscall.Write(2, []byte(s)) }
+// stderr writes s to fd 2; a failed write to stderr has nowhere left to be reported, so its error is dropped.
+func stderr(s string) { _, _ = syscall.Write(2, []byte(s)) }

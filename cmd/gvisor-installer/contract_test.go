@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,9 +22,10 @@ import (
 )
 
 // TestInstallationChartContract renders the real installation chart, in install and uninstall mode, with the
-// readiness gate off and on, and checks it against this program: the command parses with our flags, the readiness
-// probe is our `ready`, the runsc.toml of the ConfigMap passes our validation, every node path the installer touches
-// is mounted under --host-root (and nothing more), and --label-node comes with NODE_NAME and a token.
+// readiness gate off and on, and checks it against this program: the init container's command parses with our
+// flags, the idle container and its readiness probe are gvisor-idle's, the runsc.toml of the ConfigMap passes our
+// validation, every node path the installer touches is mounted under --host-root (and nothing more), and
+// --label-node comes with NODE_NAME and a token.
 func TestInstallationChartContract(t *testing.T) {
 	r := newRenderer(t)
 	for _, mode := range []render.Mode{render.ModeInstall, render.ModeUninstall} {
@@ -68,7 +70,12 @@ func checkChartContract(t *testing.T, r *render.Renderer, mode render.Mode, gate
 	if spec.HostPID || spec.HostIPC || spec.HostNetwork {
 		t.Errorf("DaemonSet uses host namespaces; the installer needs none")
 	}
-	c := spec.Containers[0]
+	// The installer is the init container "installer" (its termination message stays in the pod's status), the
+	// pod idles in the container "idle".
+	if len(spec.InitContainers) != 1 || spec.InitContainers[0].Name != "installer" || len(spec.Containers) != 1 || spec.Containers[0].Name != "idle" {
+		t.Fatalf("init containers %d, containers %d: want the init container installer and the container idle", len(spec.InitContainers), len(spec.Containers))
+	}
+	c, idler := spec.InitContainers[0], spec.Containers[0]
 
 	// The command is ours and parses.
 	cmd := string(mode)
@@ -79,23 +86,30 @@ func checkChartContract(t *testing.T, r *render.Renderer, mode render.Mode, gate
 	if err := fs.Parse(c.Command[2:]); err != nil || fs.NArg() != 0 {
 		t.Fatalf("chart's %s flags do not parse: %v %v", cmd, err, fs.Args())
 	}
-	if !f.idle || f.readyFile == "" || f.restart != "systemd" || f.binDir != binDir || f.hostRoot != "/host" {
-		t.Errorf("chart does not run the DaemonSet mode of the contract: %+v", f)
+	// An init container must exit: no --idle.
+	if f.idle || f.readyFile == "" || f.restart != "systemd" || f.binDir != binDir || f.hostRoot != "/host" || f.terminationMessage != corev1.TerminationMessagePathDefault {
+		t.Errorf("chart does not run the init container mode of the contract: %+v", f)
 	}
 	if mode == render.ModeInstall && (f.runscConfig == "" || f.source != "/opt/gvisor") {
 		t.Errorf("install without the release or runsc config: %+v", f)
 	}
-	// The probe is gvisor-idle's `ready`, the program this one execs into for the idle phase (idle.go): the one
-	// next to /gvisor-installer, unless the chart names another with --idle-binary.
-	probe := c.ReadinessProbe.Exec.Command
-	idleBin := f.idleBinary
-	if idleBin == "" {
-		idleBin = filepath.Join(filepath.Dir(c.Command[0]), idleBinaryName)
+	// The idle container is gvisor-idle, the program next to /gvisor-installer, and so is its probe, on the ready
+	// file the installer writes, mounted in both containers.
+	idleBin := filepath.Join(filepath.Dir(c.Command[0]), idleBinaryName)
+	if len(idler.Command) != 1 || idler.Command[0] != idleBin || len(idler.Args) != 0 || idler.Image != c.Image {
+		t.Errorf("idle container %v %v (image %s): want %s alone, from the installer's image", idler.Command, idler.Args, idler.Image, idleBin)
 	}
+	probe := idler.ReadinessProbe.Exec.Command
 	if len(probe) != 3 || probe[0] != idleBin || probe[1] != "ready" || probe[2] != "--ready-file="+f.readyFile {
 		t.Errorf("readiness probe %v: want %s ready --ready-file=%s (the idle program and the ready file of the command)", probe, idleBin, f.readyFile)
 	}
 	checkIdleProbe(t, probe)
+	if len(idler.VolumeMounts) != 1 || idler.VolumeMounts[0].MountPath != filepath.Dir(f.readyFile) || !idler.VolumeMounts[0].ReadOnly {
+		t.Errorf("idle container mounts %+v: want only the ready file's directory, read-only", idler.VolumeMounts)
+	}
+	if sc := idler.SecurityContext; sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
+		t.Errorf("idle container should run as non-root with a read-only root filesystem: %+v", sc)
+	}
 
 	// --label-node exactly with the gate, and then with what it needs: NODE_NAME from the downward API and a token.
 	if f.labelNode != gate {
@@ -106,9 +120,15 @@ func checkChartContract(t *testing.T, r *render.Renderer, mode render.Mode, gate
 			c.Env[0].ValueFrom.FieldRef.FieldPath != "spec.nodeName" {
 			t.Errorf("env %+v: want %s from spec.nodeName", c.Env, nodelabel.NodeNameEnv)
 		}
-		if spec.ServiceAccountName == "" || spec.AutomountServiceAccountToken == nil || !*spec.AutomountServiceAccountToken {
-			t.Errorf("no service account token for --label-node: %q %v", spec.ServiceAccountName, spec.AutomountServiceAccountToken)
+		if spec.ServiceAccountName == "" || !hasToken(spec, c) {
+			t.Errorf("no service account token for --label-node: account %q, mounts %+v", spec.ServiceAccountName, c.VolumeMounts)
 		}
+	}
+	// The token is the installer's alone: not automounted, so the idle container, which runs for the pod's
+	// life, has no API access.
+	if spec.AutomountServiceAccountToken == nil || *spec.AutomountServiceAccountToken || hasToken(spec, idler) {
+		t.Errorf("automountServiceAccountToken %v, idle container mounts %+v: want false and no token in the idle container",
+			spec.AutomountServiceAccountToken, idler.VolumeMounts)
 	}
 
 	// runsc.toml as rendered passes our validation with the flags sorted.
@@ -134,8 +154,8 @@ func checkChartContract(t *testing.T, r *render.Renderer, mode render.Mode, gate
 			t.Errorf("%s is not on a volume mount", p)
 		}
 	}
-	if mode == render.ModeUninstall && len(c.VolumeMounts) != 5 {
-		t.Errorf("uninstall mounts %d volumes, want the 4 host paths and the ready file's emptyDir: %+v", len(c.VolumeMounts), c.VolumeMounts)
+	if want := 5 + boolInt(gate); mode == render.ModeUninstall && len(c.VolumeMounts) != want {
+		t.Errorf("uninstall mounts %d volumes, want the 4 host paths, the ready file's emptyDir and, with the gate, the token: %+v", len(c.VolumeMounts), c.VolumeMounts)
 	}
 	for _, vm := range c.VolumeMounts {
 		if vm.MountPath == f.hostRoot || vm.MountPath == f.hostRoot+"/" {
@@ -145,6 +165,31 @@ func checkChartContract(t *testing.T, r *render.Renderer, mode render.Mode, gate
 	if sc := c.SecurityContext; sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
 		t.Errorf("installer container should have a read-only root filesystem (it writes only to mounts)")
 	}
+}
+
+// hasToken reports whether c mounts a service account token where client-go's in-cluster config reads it
+// (pkg/nodelabel), from a projected volume that kubelet fills with a pod-bound token.
+func hasToken(spec corev1.PodSpec, c corev1.Container) bool {
+	for _, vm := range c.VolumeMounts {
+		if vm.MountPath != "/var/run/secrets/kubernetes.io/serviceaccount" {
+			continue
+		}
+		for _, v := range spec.Volumes {
+			if v.Name == vm.Name && v.Projected != nil && slices.ContainsFunc(v.Projected.Sources, func(p corev1.VolumeProjection) bool {
+				return p.ServiceAccountToken != nil && p.ServiceAccountToken.Audience == "" && p.ServiceAccountToken.Path == "token"
+			}) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // newRenderer is the renderer the controller uses, with this build's image vector.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"runtime"
 	"time"
 
@@ -62,7 +63,8 @@ func newFlagSet(cmd string, stderr io.Writer) (*flag.FlagSet, *flags) {
 	return fs, f
 }
 
-// options builds the run's options; errors are usage errors (nothing on the host changed yet).
+// options parses the flags into the run's options; errors are usage errors (nothing on the host changed yet).
+// Whether the options fit together is installer.Resolve's to say, not this function's.
 func (f *flags) options(cmd string, stderr io.Writer) (installer.Options, error) {
 	var h slog.Handler
 	switch f.logFormat {
@@ -81,6 +83,7 @@ func (f *flags) options(cmd string, stderr io.Writer) (installer.Options, error)
 		ReleaseSums:   f.releaseSums,
 		NodeArch:      f.nodeArch,
 		VerifyTimeout: f.verifyTimeout,
+		LockTimeout:   f.lockTimeout,
 		Logger:        slog.New(h).With("version", version.Version),
 	}
 	switch f.restart {
@@ -91,37 +94,28 @@ func (f *flags) options(cmd string, stderr io.Writer) (installer.Options, error)
 	default:
 		return installer.Options{}, fmt.Errorf("--restart must be systemd or none, got %q", f.restart)
 	}
-	if err := f.proofOptions(cmd, &o); err != nil {
-		return installer.Options{}, err
-	}
+	o.Prover = f.prover(cmd)
 	if f.labelNode {
-		label, err := f.nodeLabel(cmd)
-		if err != nil {
-			return installer.Options{}, err
-		}
-		o.NodeLabel = label
+		// The name and the pod's service account are checked (and the client built) by installer.Resolve.
+		o.NodeLabel = &installer.NodeLabel{NodeName: os.Getenv(nodelabel.NodeNameEnv), Connect: nodelabel.InClusterClient}
 	}
 	return o, nil
 }
 
-// nodeLabel reads the node name and, except for plan (which sends nothing), the pod's service account before the
-// run starts, so a pod without them fails before touching the node.
-func (f *flags) nodeLabel(cmd string) (*installer.NodeLabel, error) {
-	if cmd == "install" && f.restart == "none" {
-		return nil, fmt.Errorf("--label-node needs --restart=systemd: the label says runsc works, which the installer only knows after verifying containerd over CRI")
-	}
-	name, err := nodelabel.NodeNameFromEnv()
+// resolve parses the flags and resolves the run: for plan one that only plans (and plans an uninstall with
+// --uninstall). Errors are usage errors.
+func (f *flags) resolve(cmd string, stderr io.Writer) (*installer.Run, error) {
+	o, err := f.options(cmd, stderr)
 	if err != nil {
-		return nil, fmt.Errorf("--label-node: %w", err)
+		return nil, err
 	}
-	label := &installer.NodeLabel{NodeName: name}
-	if cmd == "plan" {
-		return label, nil
+	switch {
+	case cmd == "plan" && f.uninstall:
+		return installer.ResolvePlan(o, installer.ActionUninstall)
+	case cmd == "plan":
+		return installer.ResolvePlan(o, installer.ActionInstall)
 	}
-	if label.Client, err = nodelabel.InClusterClient(); err != nil {
-		return nil, fmt.Errorf("--label-node: %w", err)
-	}
-	return label, nil
+	return installer.Resolve(o, installer.Action(cmd))
 }
 
 func versionString() string { return "gvisor-installer " + version.Version }

@@ -5,6 +5,7 @@
 //	gvisor-installer uninstall --host-root DIR [--bin-dir PATH] [--restart=systemd|none] [--idle --ready-file FILE] [--label-node]
 //	gvisor-installer plan      (the flags of install, or --uninstall: print what would change, change nothing)
 //	gvisor-installer ready     --ready-file FILE (readiness probe: exit 0 iff FILE exists)
+//	gvisor-installer prove     [--host-root DIR] [--bin-dir PATH] [--runsc-config FILE] (OSC mode's oneshot unit: prove.go)
 //
 // With --idle (DaemonSet mode) install and uninstall write --ready-file after succeeding and then wait for
 // SIGTERM/SIGINT, so the pod is Ready exactly when this node is done; a failure exits (the kubelet retries).
@@ -17,8 +18,11 @@
 // release supports (pkg/installer/containerdversion), and --prove-sandbox (default true) starts a real gVisor sandbox
 // through the CRI after registering runsc, on every run: install succeeds only if it starts, otherwise runsc is
 // unregistered again. install, uninstall and plan hold the node's lock (flock on <host-root>/etc/containerd) for the
-// whole run; a second run waits up to --lock-timeout. On failure --termination-message=/dev/termination-log writes
-// the reason in one line where the kubelet shows it in the pod's status.
+// whole run; a second run waits up to --lock-timeout. --termination-message=/dev/termination-log writes one line
+// where the kubelet shows it in the pod's status: on success the run's report (gVisor and containerd versions,
+// foreign shims in the bin dir; pkg/installer/report), on failure the reason.
+//
+// The command line only parses: installer.Resolve checks the options, once, and says which flags do not fit.
 //
 // Exit codes: 0 success, 1 failure while acting (containerd config rolled back if it was the cause),
 // 2 refusal or usage error (nothing on the host changed).
@@ -39,7 +43,7 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usage = `usage: gvisor-installer install|uninstall|plan|ready [flags]; gvisor-installer <command> -h lists the flags`
+const usage = `usage: gvisor-installer install|uninstall|plan|ready|prove [flags]; gvisor-installer <command> -h lists the flags`
 
 // run is main without process globals, so tests drive the real command line.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -52,6 +56,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runAction(ctx, args[0], args[1:], stdout, stderr)
 	case "ready":
 		return runReady(args[1:], stderr)
+	case "prove":
+		return runProve(ctx, args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, versionString())
 		return 0

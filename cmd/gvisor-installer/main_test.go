@@ -324,6 +324,7 @@ func TestLabelNodePreconditions(t *testing.T) {
 // changes, before the uninstall's), without contacting the API server.
 func TestPlanShowsLabelStep(t *testing.T) {
 	_, flags := node(t)
+	flags[len(flags)-1] = "--restart=systemd" // as install needs it with --label-node; plan restarts nothing
 	t.Setenv("NODE_NAME", "node-a")
 	t.Setenv("KUBERNETES_SERVICE_HOST", "")
 	code, out, errOut := runCmd(context.Background(), append([]string{"plan", "--label-node"}, flags...)...)

@@ -5,16 +5,13 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/report"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version"
 )
-
-// maxTerminationMessage keeps the termination message one short line (the kubelet caps it at 4096 bytes).
-const maxTerminationMessage = 1024
 
 // addProofFlags registers the flags of the sandbox proof (install, plan), the node's lock and the termination
 // message (install, uninstall).
@@ -29,46 +26,41 @@ func (f *flags) addProofFlags(cmd string, fs *flag.FlagSet) {
 	fs.DurationVar(&f.lockTimeout, "lock-timeout", installer.DefaultLockTimeout, "how long to wait for another gvisor-installer run on this node "+
 		"(flock on <host-root>"+installer.LockDir+") before refusing")
 	if cmd == "install" || cmd == "uninstall" {
-		fs.StringVar(&f.terminationMessage, "termination-message", "", "on failure, write one line saying why to this file if it exists "+
-			"(the container's terminationMessagePath, /dev/termination-log; shown in the pod's status)")
+		fs.StringVar(&f.terminationMessage, "termination-message", "", "write one line to this file if it exists (the container's terminationMessagePath, "+
+			"/dev/termination-log; shown in the pod's status): on success the gVisor and containerd versions and any foreign shims, "+
+			"on failure why")
 	}
 }
 
-// proofOptions sets the Prover and LockTimeout; a proof asked for explicitly without a CRI contract is a usage error.
-func (f *flags) proofOptions(cmd string, o *installer.Options) error {
-	o.LockTimeout = f.lockTimeout
-	if cmd == "uninstall" || !f.proveSandbox.value {
+// prover is the sandbox proof the flags ask for: on by default with --restart=systemd (the only restart that talks
+// to containerd), off by default with --restart=none; an explicit --prove-sandbox with --restart=none is passed on,
+// and installer.Resolve refuses it, saying why.
+func (f *flags) prover(cmd string) sandbox.Prover {
+	if cmd == "uninstall" || !f.proveSandbox.value || (f.restart != "systemd" && !f.proveSandbox.set) {
 		return nil
 	}
-	if f.restart != "systemd" {
-		if f.proveSandbox.set {
-			return fmt.Errorf("--prove-sandbox needs --restart=systemd: with --restart=none the installer does not talk to containerd")
-		}
-		return nil
-	}
-	o.Prover = sandbox.CRI{Socket: f.hostRoot + verify.CRISocket, Timeout: f.proveTimeout, Creator: versionString()}
-	return nil
+	return sandbox.CRI{Socket: f.hostRoot + verify.CRISocket, Timeout: f.proveTimeout, Creator: versionString()}
 }
 
-// writeTerminationMessage writes why the run failed to --termination-message as one short line. The kubelet
-// creates that file for every container; outside Kubernetes it does not exist and nothing is written (or reported).
-// verdict is the run's Result.Verdict, "" when the run did not get that far (see terminationLine).
-func (f *flags) writeTerminationMessage(cmd string, err error, verdict string) {
+// writeTerminationMessage writes line (one line of package report's contract: a success's or terminationLine's) to
+// --termination-message. The kubelet creates that file for every container; outside Kubernetes it does not exist
+// and nothing is written (or reported).
+func (f *flags) writeTerminationMessage(line string) {
 	if f == nil || f.terminationMessage == "" {
 		return
 	}
-	file, ferr := os.OpenFile(f.terminationMessage, os.O_WRONLY|os.O_TRUNC, 0)
-	if ferr != nil {
+	file, err := os.OpenFile(f.terminationMessage, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
 		return
 	}
 	defer file.Close()
-	_, _ = file.WriteString(terminationLine(cmd, err, verdict) + "\n")
+	_, _ = file.WriteString(line + "\n")
 }
 
-// terminationLine is the termination message's contract, which the extension's healthcheck controller quotes per
-// node in the ContainerRuntime's EveryNodeReady condition (and `kubectl get pod -o yaml` shows under
-// lastState.terminated.message): one line, at most maxTerminationMessage bytes, that STARTS with the reason in
-// stable words, so that it reads well cut short and can be matched:
+// terminationLine is a failed run's termination message (package report has the contract and a success's line),
+// which the extension's healthcheck controller quotes per node in the ContainerRuntime's EveryNodeReady condition:
+// one line, at most report.MaxLength bytes, that STARTS with the reason in stable words, so that it reads well cut
+// short and can be matched:
 //
 //   - "containerd 1.6.20 is not supported (minimum containerd 1.7.0); gvisor-installer <version> install failed"
 //   - "gVisor sandbox did not start on containerd 2.0.14: <why>; gvisor-installer <version> install failed"
@@ -78,11 +70,7 @@ func terminationLine(cmd string, err error, verdict string) string {
 	if verdict != "" {
 		msg = fmt.Sprintf("%s; gvisor-installer %s %s failed", verdict, version.Version, cmd)
 	}
-	msg = strings.Join(strings.Fields(msg), " ")
-	if len(msg) > maxTerminationMessage {
-		msg = strings.ToValidUTF8(msg[:maxTerminationMessage-3], "") + "..."
-	}
-	return msg
+	return report.Bound(msg)
 }
 
 // optionalBool is a boolean flag that knows whether it was given.

@@ -36,7 +36,7 @@ func TestChartProofAndTerminationMessage(t *testing.T) {
 		var c corev1.Container
 		for _, o := range m.Objects() {
 			if ds, ok := o.(*appsv1.DaemonSet); ok {
-				c = ds.Spec.Template.Spec.Containers[0]
+				c = ds.Spec.Template.Spec.InitContainers[0] // the installer (contract_test.go)
 			}
 		}
 		fs, f := newFlagSet(string(tc.mode), io.Discard)
@@ -53,7 +53,7 @@ func TestChartProofAndTerminationMessage(t *testing.T) {
 		if p, ok := o.Prover.(sandbox.CRI); tc.wantProof && (!ok || p.Socket != "/host/run/containerd/containerd.sock") {
 			t.Errorf("prover %+v: want CRI over the node's containerd socket under --host-root", o.Prover)
 		}
-		if f.terminationMessage != c.TerminationMessagePath && !(c.TerminationMessagePath == "" && f.terminationMessage == corev1.TerminationMessagePathDefault) {
+		if f.terminationMessage != c.TerminationMessagePath && (c.TerminationMessagePath != "" || f.terminationMessage != corev1.TerminationMessagePathDefault) {
 			t.Errorf("%s: --termination-message=%q, container terminationMessagePath %q", tc.mode, f.terminationMessage, c.TerminationMessagePath)
 		}
 		if c.TerminationMessagePolicy != corev1.TerminationMessageFallbackToLogsOnError {
@@ -82,6 +82,9 @@ func TestProveSandboxFlag(t *testing.T) {
 				t.Fatal(err)
 			}
 			o, err := f.options(cmd, io.Discard)
+			if err == nil {
+				_, err = f.resolve(cmd, io.Discard) // installer.Resolve says which flags do not fit together
+			}
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Errorf("%s %v: error %v, want %q", cmd, tc.args, err, tc.wantErr)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/report"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
 )
@@ -41,6 +42,14 @@ type Result struct {
 	// Foreign are the node paths of runtime-named files in the bin dir that this installer did not write and left
 	// untouched (see binaries.Foreign); the summary warns about them.
 	Foreign []string
+	// GVisor and RunscSum are the installed runsc's version and SHA-512 (install only).
+	GVisor, RunscSum string
+}
+
+// Report is what a successful run leaves in its pod's status (package report).
+func (r Result) Report() report.Success {
+	return report.Success{Uninstall: r.Action == string(ActionUninstall), GVisor: r.GVisor, RunscSum: r.RunscSum,
+		Containerd: r.Containerd, Foreign: r.Foreign}
 }
 
 // Summary is the one line the command prints at the end of a successful run.
@@ -91,57 +100,57 @@ func ForeignWarning(paths []string) string {
 // apply writes the plan, then restarts and verifies containerd when its configuration changed, rolling back on
 // failure. Without a configuration change it still checks (when it can) that the config on disk is in effect: a
 // previous run may have written it and died before the restart.
-func (o *Options) apply(ctx context.Context, p *Plan, res *Result, want verify.Expect) error {
-	log := o.Logger
+func (r *Run) apply(ctx context.Context, p *Plan, res *Result, want verify.Expect) error {
+	log := r.opts.Logger
 	for _, c := range p.Changes {
-		if err := o.write(c); err != nil {
+		if err := r.write(c); err != nil {
 			return err
 		}
 		res.Changed = append(res.Changed, c.String())
 		log.Info("applied", "step", "write", "change", c.String())
 	}
-	if err := o.cleanSidecarDir(p); err != nil {
+	if err := r.cleanSidecarDir(p); err != nil {
 		return err
 	}
-	if o.Restarter == nil {
+	if r.opts.Restarter == nil {
 		if p.RestartNeeded() {
 			log.Warn("containerd configuration changed but --restart=none: restart containerd to activate it", "step", "restart")
 		}
 		return nil
 	}
 	if !p.RestartNeeded() {
-		if o.Verifier == nil {
+		if r.opts.Verifier == nil {
 			return nil
 		}
-		err := o.Verifier.Verify(ctx, want)
+		err := r.opts.Verifier.Verify(ctx, want)
 		if err == nil {
 			log.Info("containerd already has the wanted runtimes", "step", "verify", "want", want.String())
 			return nil
 		}
 		log.Warn("containerd config on disk is not in effect; restarting", "step", "verify", "error", err.Error())
 	}
-	if err := o.restartAndVerify(ctx, res, want); err != nil {
+	if err := r.restartAndVerify(ctx, res, want); err != nil {
 		if !p.RestartNeeded() {
 			return err
 		}
-		return o.rollback(ctx, p, res, err)
+		return r.rollback(ctx, p, res, err)
 	}
 	return nil
 }
 
-func (o *Options) restartAndVerify(ctx context.Context, res *Result, want verify.Expect) error {
-	log := o.Logger
-	rctx, cancel := context.WithTimeout(ctx, o.VerifyTimeout)
+func (r *Run) restartAndVerify(ctx context.Context, res *Result, want verify.Expect) error {
+	log := r.opts.Logger
+	rctx, cancel := context.WithTimeout(ctx, r.opts.VerifyTimeout)
 	defer cancel()
-	if err := o.Restarter.Restart(rctx); err != nil {
-		return fmt.Errorf("restarting containerd (%s): %w", o.Restarter, err)
+	if err := r.opts.Restarter.Restart(rctx); err != nil {
+		return fmt.Errorf("restarting containerd (%s): %w", r.opts.Restarter, err)
 	}
 	res.Restarts++
-	log.Info("restarted containerd", "step", "restart", "via", o.Restarter.String())
-	if o.Verifier == nil {
+	log.Info("restarted containerd", "step", "restart", "via", r.opts.Restarter.String())
+	if r.opts.Verifier == nil {
 		return nil
 	}
-	if err := verify.Until(ctx, o.Verifier, want, o.VerifyTimeout, o.VerifyInterval); err != nil {
+	if err := verify.Until(ctx, r.opts.Verifier, want, r.opts.VerifyTimeout, r.opts.VerifyInterval); err != nil {
 		return err
 	}
 	log.Info("verified containerd over CRI", "step", "verify", "want", want.String())
@@ -149,9 +158,9 @@ func (o *Options) restartAndVerify(ctx context.Context, res *Result, want verify
 }
 
 // rollback restores containerd's configuration files to what they were before this run and restarts again.
-func (o *Options) rollback(ctx context.Context, p *Plan, res *Result, cause error) error {
-	o.Logger.Error("containerd did not come back healthy; restoring its previous configuration", "step", "rollback", "error", cause.Error())
-	if err := o.restorePrevious(ctx, p, res); err != nil {
+func (r *Run) rollback(ctx context.Context, p *Plan, res *Result, cause error) error {
+	r.opts.Logger.Error("containerd did not come back healthy; restoring its previous configuration", "step", "rollback", "error", cause.Error())
+	if err := r.restorePrevious(ctx, p, res); err != nil {
 		return fmt.Errorf("%s; rollback: %w", cause.Error(), err)
 	}
 	return fmt.Errorf("containerd did not come back healthy with the new configuration, the previous one is restored and containerd runs on it: %w", cause)
@@ -159,7 +168,7 @@ func (o *Options) rollback(ctx context.Context, p *Plan, res *Result, cause erro
 
 // restorePrevious writes containerd's configuration files of the plan back as they were before it, restarts
 // containerd and verifies that it serves CRI again.
-func (o *Options) restorePrevious(ctx context.Context, p *Plan, res *Result) error {
+func (r *Run) restorePrevious(ctx context.Context, p *Plan, res *Result) error {
 	var errs []error
 	for i := len(p.Changes) - 1; i >= 0; i-- {
 		c := p.Changes[i]
@@ -167,21 +176,21 @@ func (o *Options) restorePrevious(ctx context.Context, p *Plan, res *Result) err
 			continue
 		}
 		restore := Change{NodePath: c.NodePath, Data: c.Previous, Perm: c.Perm}
-		if err := o.write(restore); err != nil {
+		if err := r.write(restore); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		o.Logger.Info("restored", "step", "rollback", "file", c.NodePath)
+		r.opts.Logger.Info("restored", "step", "rollback", "file", c.NodePath)
 	}
 	res.RolledBack = len(errs) == 0
-	if err := o.restartAndVerify(ctx, res, verify.Up); err != nil {
+	if err := r.restartAndVerify(ctx, res, verify.Up); err != nil {
 		errs = append(errs, fmt.Errorf("containerd is not healthy after the rollback either: %w", err))
 	}
 	return errors.Join(errs...)
 }
 
-func (o *Options) write(c Change) error {
-	path := o.host(c.NodePath)
+func (r *Run) write(c Change) error {
+	path := r.host(c.NodePath)
 	if c.removes() {
 		return hostfs.Remove(path)
 	}
@@ -189,17 +198,17 @@ func (o *Options) write(c Change) error {
 		return fmt.Errorf("creating %s: %w", filepath.Dir(c.NodePath), err)
 	}
 	if c.Source != "" {
-		return hostfs.CopyFileAtomicObserved(c.Source, path, c.Sum, c.Perm, o.copyHook)
+		return hostfs.CopyFileAtomicObserved(c.Source, path, c.Sum, c.Perm, r.opts.copyHook)
 	}
 	return hostfs.WriteFileAtomic(path, c.Data, c.Perm)
 }
 
 // cleanSidecarDir removes gvisor-bin/ when this run removed its last file.
-func (o *Options) cleanSidecarDir(p *Plan) error {
+func (r *Run) cleanSidecarDir(p *Plan) error {
 	side := filepath.Join(p.binDir, binaries.SideDir)
 	removed := false
 	for _, c := range p.Changes {
-		removed = removed || (c.removes() && filepath.Dir(o.host(c.NodePath)) == side)
+		removed = removed || (c.removes() && filepath.Dir(r.host(c.NodePath)) == side)
 	}
 	if entries, err := os.ReadDir(side); removed && err == nil && len(entries) == 0 {
 		if err := os.Remove(side); err != nil {

@@ -91,7 +91,7 @@ func BenchmarkPlanWarm(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		p, err := installer.PlanInstall(h.options())
+		p, err := planInstall(h.options())
 		if err != nil || len(p.Changes) != 0 {
 			b.Fatalf("plan: %v %v", p, err)
 		}

@@ -36,10 +36,10 @@ type step struct {
 }
 
 var (
-	install = step{"install", func(t *testing.T, n *node) (installer.Result, error) {
+	install = step{"install", func(_ *testing.T, n *node) (installer.Result, error) {
 		return installer.Install(context.Background(), n.o)
 	}}
-	uninstall = step{"uninstall", func(t *testing.T, n *node) (installer.Result, error) {
+	uninstall = step{"uninstall", func(_ *testing.T, n *node) (installer.Result, error) {
 		return installer.Uninstall(context.Background(), n.o)
 	}}
 	flagChange = step{"install with other runsc flags", func(t *testing.T, n *node) (installer.Result, error) {
@@ -51,7 +51,7 @@ var (
 		return installer.Install(context.Background(), n.o)
 	}}
 	// installNoRestart is a run that wrote containerd's config and died before restarting containerd.
-	installNoRestart = step{"install, killed before the restart", func(t *testing.T, n *node) (installer.Result, error) {
+	installNoRestart = step{"install, killed before the restart", func(_ *testing.T, n *node) (installer.Result, error) {
 		o := n.o
 		o.Restarter, o.Verifier = nil, nil
 		return installer.Install(context.Background(), o)

@@ -1,6 +1,10 @@
 // Package installer puts gVisor on a node and registers runsc with containerd, safely: it is the program of the
 // installation DaemonSet (cmd/gvisor-installer).
 //
+// Options configure a run; Resolve checks them once (every rule, each error naming the flag and the fix) and
+// returns the Run, which owns plan, apply and rollback (Install and Uninstall are Resolve and Run.Do). A successful
+// run's Result.Report is the one line (package report) the installer leaves in its pod's status.
+//
 // Install and Uninstall hold the node's exclusive lock for their whole run (flock on /etc/containerd, lock.go): a
 // second run waits (bounded by Options.LockTimeout) and then proceeds, or refuses naming the holder.
 //
@@ -24,7 +28,7 @@
 // verified and the sandbox proven, and Uninstall removes the label before it unregisters runsc (see NodeLabel).
 //
 // Subpackages do one job each: containerdconfig (TOML editor), containerdversion (the supported containerd
-// versions), binaries (release verification and copy), runscconfig (runsc.toml validation), restart (systemd
+// versions), binaries (release verification, version and copy), report (the line a run leaves in its pod's status), runscconfig (runsc.toml validation), restart (systemd
 // D-Bus), verify (CRI checks), sandbox (the sandbox proof), hostfs (atomic writes), refusal (the error type of
 // refusals).
 package installer

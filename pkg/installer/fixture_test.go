@@ -2,6 +2,7 @@ package installer_test
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -117,4 +118,26 @@ func readTestdata(t testing.TB, name string) []byte {
 func relativeImports(config []byte) []byte {
 	config = bytes.ReplaceAll(config, []byte(`"/etc/containerd/conf.d/`), []byte(`"conf.d/`))
 	return bytes.ReplaceAll(config, []byte(`'/etc/containerd/conf.d/`), []byte(`'conf.d/`))
+}
+
+// planLocked plans as `gvisor-installer plan` does: ResolvePlan, then the plan under the node's shared lock.
+func planLocked(ctx context.Context, o installer.Options, uninstall bool) (*installer.Plan, error) {
+	action := installer.ActionInstall
+	if uninstall {
+		action = installer.ActionUninstall
+	}
+	r, err := installer.ResolvePlan(o, action)
+	if err != nil {
+		return nil, err
+	}
+	return r.PlanLocked(ctx)
+}
+
+// planInstall is an install's plan without the lock.
+func planInstall(o installer.Options) (*installer.Plan, error) {
+	r, err := installer.ResolvePlan(o, installer.ActionInstall)
+	if err != nil {
+		return nil, err
+	}
+	return r.Plan()
 }

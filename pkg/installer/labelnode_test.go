@@ -166,7 +166,7 @@ func TestLabelNodeNeedsVerification(t *testing.T) {
 	o := h.options()
 	o.NodeLabel = &installer.NodeLabel{}
 	_, err := installer.Install(context.Background(), o)
-	for _, want := range []string{"no node name: set NODE_NAME", "no API client", "--label-node needs --restart=systemd"} {
+	for _, want := range []string{"--label-node: NODE_NAME is not set", "no API client", "--label-node needs --restart=systemd"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not say %q", err, want)
 		}

@@ -37,8 +37,40 @@ const (
 
 // lock takes the node's lock, exclusive for install and uninstall, shared for plan, waiting at most LockTimeout.
 // It returns the function that releases it.
-func (o *Options) lock(ctx context.Context, action string, exclusive bool) (func(), error) {
-	dir := o.host(LockDir)
+func (r *Run) lock(ctx context.Context, action string, exclusive bool) (func(), error) {
+	f, err := r.openLockDir(exclusive)
+	if err != nil {
+		return nil, err
+	}
+	if f == nil {
+		return func() {}, nil // plan on a node without LockDir: no run ever worked here, nothing to wait for
+	}
+	how := syscall.LOCK_SH
+	if exclusive {
+		how = syscall.LOCK_EX
+	}
+	if err := r.waitForLock(ctx, f, how); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	if exclusive {
+		if err := r.recordHolder(action); err != nil {
+			_ = f.Close()
+			return nil, err
+		}
+	}
+	return func() {
+		if exclusive {
+			_ = os.Remove(r.host(HolderPath))
+		}
+		_ = f.Close() // closing the last descriptor releases the flock
+	}, nil
+}
+
+// openLockDir opens LockDir, creating it for an exclusive lock. A shared lock on a node where LockDir does not
+// exist returns no file and no error: no run ever worked there, there is nothing to wait for.
+func (r *Run) openLockDir(exclusive bool) (*os.File, error) {
+	dir := r.host(LockDir)
 	if exclusive {
 		// The installation pod mounts it DirectoryOrCreate; a bare host root may lack it.
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -47,16 +79,18 @@ func (o *Options) lock(ctx context.Context, action string, exclusive bool) (func
 	}
 	f, err := os.Open(dir)
 	if errors.Is(err, fs.ErrNotExist) && !exclusive {
-		return func() {}, nil // no run ever worked here: nothing to wait for
+		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("opening %s for the installer's lock: %w", LockDir, err)
 	}
-	how := syscall.LOCK_SH
-	if exclusive {
-		how = syscall.LOCK_EX
-	}
-	deadline := time.Now().Add(o.LockTimeout)
+	return f, nil
+}
+
+// waitForLock polls flock(how) on f until it is granted, LockTimeout passes (a refusal naming the holder) or ctx
+// ends.
+func (r *Run) waitForLock(ctx context.Context, f *os.File, how int) error {
+	deadline := time.Now().Add(r.opts.LockTimeout)
 	waiting := false
 	for {
 		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
@@ -64,48 +98,42 @@ func (o *Options) lock(ctx context.Context, action string, exclusive bool) (func
 			break
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			_ = f.Close()
-			return nil, fmt.Errorf("locking %s (flock): %w", LockDir, err)
+			return fmt.Errorf("locking %s (flock): %w", LockDir, err)
 		}
 		if !waiting {
 			waiting = true
-			o.Logger.Info("another gvisor-installer run holds the node's lock; waiting", "step", "lock", "dir", LockDir,
-				"holder", o.lockHolder(), "timeout", o.LockTimeout.String())
+			r.opts.Logger.Info("another gvisor-installer run holds the node's lock; waiting", "step", "lock", "dir", LockDir,
+				"holder", r.lockHolder(), "timeout", r.opts.LockTimeout.String())
 		}
 		if !time.Now().Before(deadline) {
-			_ = f.Close()
-			return nil, refusal.New(LockDir, fmt.Sprintf("another gvisor-installer run holds the node's lock (flock on the directory; holder, as %s records it: %s) and did not release it within %s",
-				HolderPath, o.lockHolder(), o.LockTimeout), "nothing to do if that run finishes: this pod retries; if it hangs, find it by the holder (e.g. kubectl -n kube-system get pods on this node) and delete it; --lock-timeout sets the wait")
+			return refusal.New(LockDir, fmt.Sprintf("another gvisor-installer run holds the node's lock (flock on the directory; holder, as %s records it: %s) and did not release it within %s",
+				HolderPath, r.lockHolder(), r.opts.LockTimeout), "nothing to do if that run finishes: this pod retries; if it hangs, find it by the holder (e.g. kubectl -n kube-system get pods on this node) and delete it; --lock-timeout sets the wait")
 		}
 		select {
 		case <-ctx.Done():
-			_ = f.Close()
-			return nil, fmt.Errorf("waiting for the node's installer lock on %s: %w", LockDir, ctx.Err())
+			return fmt.Errorf("waiting for the node's installer lock on %s: %w", LockDir, ctx.Err())
 		case <-time.After(lockPoll):
 		}
 	}
 	if waiting {
-		o.Logger.Info("got the node's lock", "step", "lock", "dir", LockDir)
+		r.opts.Logger.Info("got the node's lock", "step", "lock", "dir", LockDir)
 	}
-	if exclusive {
-		host, _ := os.Hostname() // the pod's name in the installation DaemonSet
-		holder := fmt.Sprintf("pid %d on %s, %s since %s\n", os.Getpid(), host, action, time.Now().UTC().Format(time.RFC3339))
-		if err := os.WriteFile(o.host(HolderPath), []byte(holder), 0o644); err != nil {
-			_ = f.Close()
-			return nil, fmt.Errorf("recording the lock's holder in %s: %w", HolderPath, err)
-		}
+	return nil
+}
+
+// recordHolder writes who holds the exclusive lock to HolderPath, for a run that gives up waiting to name.
+func (r *Run) recordHolder(action string) error {
+	host, _ := os.Hostname() // the pod's name in the installation DaemonSet
+	holder := fmt.Sprintf("pid %d on %s, %s since %s\n", os.Getpid(), host, action, time.Now().UTC().Format(time.RFC3339))
+	if err := os.WriteFile(r.host(HolderPath), []byte(holder), 0o644); err != nil {
+		return fmt.Errorf("recording the lock's holder in %s: %w", HolderPath, err)
 	}
-	return func() {
-		if exclusive {
-			_ = os.Remove(o.host(HolderPath))
-		}
-		_ = f.Close() // closing the last descriptor releases the flock
-	}, nil
+	return nil
 }
 
 // lockHolder is what the holder recorded, or why it is unknown.
-func (o *Options) lockHolder() string {
-	data, err := os.ReadFile(o.host(HolderPath))
+func (r *Run) lockHolder() string {
+	data, err := os.ReadFile(r.host(HolderPath))
 	if err != nil {
 		return "unknown (" + filepath.Base(HolderPath) + " unreadable: a run older than the lock, or one that is just starting)"
 	}

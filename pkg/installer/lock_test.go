@@ -59,7 +59,7 @@ func TestOneInstallerAtATime(t *testing.T) {
 	for name, run := range map[string]func(o installer.Options) error{
 		"install":   func(o installer.Options) error { _, err := installer.Install(ctx, o); return err },
 		"uninstall": func(o installer.Options) error { _, err := installer.Uninstall(ctx, o); return err },
-		"plan":      func(o installer.Options) error { _, err := installer.PlanLocked(ctx, o, false); return err },
+		"plan":      func(o installer.Options) error { _, err := planLocked(ctx, o, false); return err },
 	} {
 		o, _ := withLog(h.options())
 		o.LockTimeout = 300 * time.Millisecond
@@ -123,7 +123,7 @@ func TestPlanWritesNothingWithTheLock(t *testing.T) {
 	h := newHost(t, readTestdata(t, "configs/gardener-v2.toml"))
 	before := installertest.HashTree(t, h.root)
 	for _, uninstall := range []bool{false, true} {
-		if _, err := installer.PlanLocked(context.Background(), h.options(), uninstall); err != nil {
+		if _, err := planLocked(context.Background(), h.options(), uninstall); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -134,7 +134,7 @@ func TestPlanWritesNothingWithTheLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	before = installertest.HashTree(t, h.root)
-	if _, err := installer.PlanLocked(context.Background(), h.options(), false); !refusal.Is(err) {
+	if _, err := planLocked(context.Background(), h.options(), false); !refusal.Is(err) {
 		t.Errorf("plan on a node without config.toml: want the refusal, got %v", err)
 	}
 	if !reflect.DeepEqual(before, installertest.HashTree(t, h.root)) {

@@ -17,67 +17,75 @@ import (
 // started, so the label never promises a runsc that does not work; failing to set it fails the install (the pod is not Ready and retries). Uninstall removes it before
 // it unregisters runsc, so the scheduler stops sending gVisor pods to the node first.
 type NodeLabel struct {
-	// Client is a REST client for the core API group: nodelabel.InClusterClient's in the installation pod, or
-	// nodelabel.NewClient's for a given rest.Config.
+	// Client is a REST client for the core API group (nodelabel.NewClient's for a given rest.Config); nil: Resolve
+	// builds it with Connect.
 	Client rest.Interface
-	// NodeName is the node the installer runs on (nodelabel.NodeNameFromEnv in the pod).
+	// Connect builds Client when Resolve resolves a run that acts (in the pod: nodelabel.InClusterClient, which
+	// needs the pod's service account token); a run that only plans sends nothing and does not call it.
+	Connect func() (rest.Interface, error)
+	// NodeName is the node the installer runs on ($NODE_NAME from the downward API in the pod).
 	NodeName string
 }
 
-// checkNodeLabel rejects a NodeLabel the run could not use. install also needs the CRI verification: the label says runsc
-// works, which only a verified containerd shows.
-func (o *Options) checkNodeLabel(install bool) error {
-	l := o.NodeLabel
-	if l == nil {
-		return nil
-	}
+// resolve returns a copy of l the run can use, or why it cannot (Resolve's rules for --label-node, the only place
+// they are checked). unverified is an install without the CRI verification of --restart=systemd: the label says
+// runsc works, which only a verified containerd shows.
+func (l *NodeLabel) resolve(unverified, planOnly bool) (*NodeLabel, error) {
+	c := *l
 	var errs []error
-	if l.NodeName == "" {
-		errs = append(errs, fmt.Errorf("--label-node: no node name: set %s from the downward API (fieldRef spec.nodeName)", nodelabel.NodeNameEnv))
+	if c.NodeName == "" {
+		errs = append(errs, fmt.Errorf("--label-node: %w", nodelabel.ErrNoNodeName))
 	}
-	if l.Client == nil {
-		errs = append(errs, errors.New("--label-node: no API client"))
+	if c.Client == nil && c.Connect != nil && !planOnly {
+		client, err := c.Connect()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--label-node: %w", err))
+		}
+		c.Client = client
 	}
-	if install && (o.Restarter == nil || o.Verifier == nil) {
+	if c.Client == nil && c.Connect == nil && !planOnly {
+		errs = append(errs, errors.New("--label-node: no API client (NodeLabel.Client or Connect)"))
+	}
+	if unverified {
 		errs = append(errs, errors.New("--label-node needs --restart=systemd: the label says runsc works, which the installer "+
 			"only knows after verifying containerd over CRI, and --restart=none verifies nothing"))
 	}
-	return errors.Join(errs...)
+	return &c, errors.Join(errs...)
 }
 
 // labelStep is the plan's line for the label, in the words of the summary; empty without --label-node.
-func (o *Options) labelStep(install bool) string {
-	if o.NodeLabel == nil {
+func (r *Run) labelStep(install bool) string {
+	if r.opts.NodeLabel == nil {
 		return ""
 	}
 	if install {
-		return fmt.Sprintf("label node %s %s=%s (after runsc is verified over CRI; idempotent)", o.NodeLabel.NodeName, nodelabel.Key, nodelabel.Value)
+		return fmt.Sprintf("label node %s %s=%s (after runsc is verified over CRI; idempotent)", r.opts.NodeLabel.NodeName, nodelabel.Key, nodelabel.Value)
 	}
-	return fmt.Sprintf("unlabel node %s %s (before runsc is unregistered; idempotent)", o.NodeLabel.NodeName, nodelabel.Key)
+	return fmt.Sprintf("unlabel node %s %s (before runsc is unregistered; idempotent)", r.opts.NodeLabel.NodeName, nodelabel.Key)
 }
 
-func (o *Options) setNodeLabel(ctx context.Context, res *Result) error {
-	if o.NodeLabel == nil {
+func (r *Run) setNodeLabel(ctx context.Context, res *Result) error {
+	if r.opts.NodeLabel == nil {
 		return nil
 	}
-	if err := nodelabel.Set(ctx, o.NodeLabel.Client, o.NodeLabel.NodeName); err != nil {
+	if err := nodelabel.Set(ctx, r.opts.NodeLabel.Client, r.opts.NodeLabel.NodeName); err != nil {
 		return fmt.Errorf("runsc is installed and verified, but without the readiness label the scheduler sends no gVisor pods "+
 			"to this node (the pod stays not Ready and retries): %w", err)
 	}
-	res.Label = fmt.Sprintf("node %s labelled %s=%s", o.NodeLabel.NodeName, nodelabel.Key, nodelabel.Value)
-	o.Logger.Info("labelled node", "step", "label-node", "node", o.NodeLabel.NodeName, "label", nodelabel.Key)
+	res.Label = fmt.Sprintf("node %s labelled %s=%s", r.opts.NodeLabel.NodeName, nodelabel.Key, nodelabel.Value)
+	r.opts.Logger.Info("labelled node", "step", "label-node", "node", r.opts.NodeLabel.NodeName, "label", nodelabel.Key)
 	return nil
 }
 
-func (o *Options) removeNodeLabel(ctx context.Context, res *Result) error {
-	if o.NodeLabel == nil {
+func (r *Run) removeNodeLabel(ctx context.Context, res *Result) error {
+	if r.opts.NodeLabel == nil {
 		return nil
 	}
-	if err := nodelabel.Remove(ctx, o.NodeLabel.Client, o.NodeLabel.NodeName); err != nil {
+	if err := nodelabel.Remove(ctx, r.opts.NodeLabel.Client, r.opts.NodeLabel.NodeName); err != nil {
 		return fmt.Errorf("runsc is still registered (nothing on the node changed): it is unregistered only after the "+
 			"scheduler stops sending gVisor pods here: %w", err)
 	}
-	res.Label = fmt.Sprintf("label %s removed from node %s", nodelabel.Key, o.NodeLabel.NodeName)
-	o.Logger.Info("removed the node's readiness label", "step", "unlabel-node", "node", o.NodeLabel.NodeName, "label", nodelabel.Key)
+	res.Label = fmt.Sprintf("label %s removed from node %s", nodelabel.Key, r.opts.NodeLabel.NodeName)
+	r.opts.Logger.Info("removed the node's readiness label", "step", "unlabel-node", "node", r.opts.NodeLabel.NodeName, "label", nodelabel.Key)
 	return nil
 }

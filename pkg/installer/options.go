@@ -1,9 +1,7 @@
 package installer
 
 import (
-	"fmt"
 	"log/slog"
-	"path/filepath"
 	"time"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/restart"
@@ -14,7 +12,8 @@ import (
 // DefaultBinDir is where Gardener expects container runtime binaries (ContainerRuntime.spec.binaryPath).
 const DefaultBinDir = "/var/bin/containerruntimes"
 
-// Options configure a run. Paths named "node path" are as the node sees them; the installer prefixes HostRoot.
+// Options configure a run; Resolve checks them once and turns them into the Run that acts. Paths named "node path"
+// are as the node sees them; the installer prefixes HostRoot. Zero durations and a nil Logger get defaults.
 type Options struct {
 	// HostRoot is where the node's / (or the needed parts of it) is mounted.
 	HostRoot string
@@ -55,34 +54,3 @@ type Options struct {
 	// there; export_test.go).
 	copyHook func(tmp string)
 }
-
-func (o *Options) validate(needSource bool) error {
-	if o.HostRoot == "" || !filepath.IsAbs(o.HostRoot) {
-		return fmt.Errorf("--host-root must be an absolute path, got %q", o.HostRoot)
-	}
-	if o.BinDir == "" {
-		o.BinDir = DefaultBinDir
-	}
-	if !filepath.IsAbs(o.BinDir) {
-		return fmt.Errorf("--bin-dir must be an absolute node path, got %q", o.BinDir)
-	}
-	if needSource && o.Source == "" {
-		return fmt.Errorf("--source is required: the directory with the gVisor release (runsc, containerd-shim-runsc-v1, SHA512SUMS)")
-	}
-	if o.VerifyTimeout <= 0 {
-		o.VerifyTimeout = 60 * time.Second
-	}
-	if o.LockTimeout <= 0 {
-		o.LockTimeout = DefaultLockTimeout
-	}
-	if o.VerifyInterval <= 0 {
-		o.VerifyInterval = 500 * time.Millisecond
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	return nil
-}
-
-// host returns the path under HostRoot of a node path.
-func (o *Options) host(nodePath string) string { return filepath.Join(o.HostRoot, nodePath) }

@@ -66,6 +66,8 @@ type Plan struct {
 	// Foreign are the node paths of runtime-named files in the bin dir that are not ours (binaries.Foreign): the
 	// run reports them and leaves them alone.
 	Foreign []string
+	// GVisor and RunscSum are the version (binaries.Release.Version) and SHA-512 of the release's runsc; install only.
+	GVisor, RunscSum string
 }
 
 // Steps describes every step of the run in its order: the changes on the node, the sandbox proof's and the
@@ -98,101 +100,124 @@ func (p *Plan) RestartNeeded() bool {
 	return false
 }
 
-// PlanInstall verifies everything and returns the changes an install makes. It writes nothing.
-func PlanInstall(o Options) (*Plan, error) {
-	if err := o.validate(true); err != nil {
-		return nil, err
-	}
-	log := o.Logger
-	rel, err := binaries.Load(o.Source, o.NodeArch)
+// planInstall verifies everything and returns the changes an install makes. It writes nothing.
+func (r *Run) planInstall() (*Plan, error) {
+	rel, err := r.loadRelease()
 	if err != nil {
 		return nil, err
 	}
-	log.Info("verified release", "step", "verify-release", "source", o.Source, "files", len(rel.Files), "arch", o.NodeArch)
-	if o.ReleaseSums == "" {
-		log.Warn("no controller sums (--release-sums): the release is checked only against the image's own SHA512SUMS", "step", "verify-release-anchor")
-	} else {
-		if err := binaries.CheckAnchor(rel, o.ReleaseSums, o.NodeArch); err != nil {
-			return nil, err
-		}
-		log.Info("release matches the controller's sums", "step", "verify-release-anchor", "file", filepath.Join(o.ReleaseSums, binaries.AnchorFile(o.NodeArch)))
-	}
-
-	runscData := runscconfig.Empty
-	if o.RunscConfig != "" {
-		runscData, err = os.ReadFile(o.RunscConfig)
-		if err != nil {
-			return nil, refusal.Wrap(o.RunscConfig, "cannot read the runsc config", "mount the ConfigMap gvisor-installation-<pool>-runsc there, or omit --runsc-config", err)
-		}
-	}
-	flags, err := runscconfig.Validate(o.RunscConfig, runscData)
+	runscData, err := r.loadRunscConfig()
 	if err != nil {
 		return nil, err
 	}
-	log.Info("validated runsc config", "step", "verify-runsc-config", "file", o.RunscConfig, "flags", strings.Join(flags, ","))
-
-	doc, err := o.readContainerdConfig()
+	doc, err := r.readContainerdConfig()
 	if err != nil {
 		return nil, err
 	}
-	if err := o.checkImportsOn1x(doc); err != nil {
+	if err := r.checkImportsOn1x(doc); err != nil {
 		return nil, err
 	}
-	log.Info("parsed containerd config", "step", "parse-config", "file", cc.ConfigPath, "version", doc.Version, "plugin", doc.PluginID, "imports", strings.Join(doc.Imports, ","))
+	r.opts.Logger.Info("parsed containerd config", "step", "parse-config", "file", cc.ConfigPath, "version", doc.Version, "plugin", doc.PluginID, "imports", strings.Join(doc.Imports, ","))
 
-	p := &Plan{binDir: o.host(o.BinDir)}
-	if err := o.findForeign(p); err != nil {
+	p := &Plan{binDir: r.host(r.opts.BinDir), GVisor: rel.Version(), RunscSum: rel.File(binaries.Runsc).Sum}
+	if err := r.findForeign(p); err != nil {
 		return nil, err
 	}
-	binActions, err := binaries.Plan(rel, o.host(o.BinDir))
+	binActions, err := binaries.Plan(rel, r.host(r.opts.BinDir))
 	if err != nil {
 		return nil, err
 	}
 	for _, a := range binActions {
-		p.Changes = append(p.Changes, Change{NodePath: o.nodePath(a.Path), Source: a.Source, Sum: a.Sum, Perm: binaries.Mode})
+		p.Changes = append(p.Changes, Change{NodePath: r.nodePath(a.Path), Source: a.Source, Sum: a.Sum, Perm: binaries.Mode})
 	}
-	if err := o.planStaleTemps(p); err != nil {
+	if err := r.planStaleTemps(p); err != nil {
 		return nil, err
 	}
-
-	if err := o.addIfDifferent(p, Change{NodePath: cc.RunscConfigPath, Data: runscData, Perm: 0o644, Detail: "runsc flags; read at every sandbox start, no restart"}); err != nil {
+	if err := r.addIfDifferent(p, Change{NodePath: cc.RunscConfigPath, Data: runscData, Perm: 0o644, Detail: "runsc flags; read at every sandbox start, no restart"}); err != nil {
 		return nil, err
 	}
+	if err := r.planRegister(p, doc); err != nil {
+		return nil, err
+	}
+	p.label, p.proof = r.labelStep(true), r.proofStep()
+	return p, nil
+}
 
+// loadRelease verifies the release against the image's SHA512SUMS and, with --release-sums, against the
+// controller's sums (the anchor outside the image).
+func (r *Run) loadRelease() (*binaries.Release, error) {
+	log := r.opts.Logger
+	rel, err := binaries.Load(r.opts.Source, r.opts.NodeArch)
+	if err != nil {
+		return nil, err
+	}
+	log.Info("verified release", "step", "verify-release", "source", r.opts.Source, "files", len(rel.Files), "arch", r.opts.NodeArch, "gvisor", rel.Version())
+	if r.opts.ReleaseSums == "" {
+		log.Warn("no controller sums (--release-sums): the release is checked only against the image's own SHA512SUMS", "step", "verify-release-anchor")
+		return rel, nil
+	}
+	if err := binaries.CheckAnchor(rel, r.opts.ReleaseSums, r.opts.NodeArch); err != nil {
+		return nil, err
+	}
+	log.Info("release matches the controller's sums", "step", "verify-release-anchor", "file", filepath.Join(r.opts.ReleaseSums, binaries.AnchorFile(r.opts.NodeArch)))
+	return rel, nil
+}
+
+// loadRunscConfig reads and validates the runsc.toml to install (an empty [runsc_config] without --runsc-config).
+func (r *Run) loadRunscConfig() ([]byte, error) {
+	data := runscconfig.Empty
+	if r.opts.RunscConfig != "" {
+		var err error
+		if data, err = os.ReadFile(r.opts.RunscConfig); err != nil {
+			return nil, refusal.Wrap(r.opts.RunscConfig, "cannot read the runsc config", "mount the ConfigMap gvisor-installation-<pool>-runsc there, or omit --runsc-config", err)
+		}
+	}
+	flags, err := runscconfig.Validate(r.opts.RunscConfig, data)
+	if err != nil {
+		return nil, err
+	}
+	r.opts.Logger.Info("validated runsc config", "step", "verify-runsc-config", "file", r.opts.RunscConfig, "flags", strings.Join(flags, ","))
+	return data, nil
+}
+
+// planRegister adds the changes that register runsc with containerd: our drop-in where config.toml imports it
+// (stale runsc tables under a wrong plugin ID, the old extension's, still go from config.toml), else the edit of
+// config.toml, with its backup.
+func (r *Run) planRegister(p *Plan, doc *cc.Document) error {
 	var edit cc.Edit
+	var err error
 	if doc.UsesDropIn() {
 		dropIn, err := cc.DropIn(doc.Version)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		detail := "drop-in; config.toml untouched"
-		// Stale runsc tables under a wrong plugin ID (the old extension's) still go from config.toml.
 		if edit, err = doc.RemoveForeignRunsc(); err != nil {
-			return nil, err
+			return err
 		}
-		if edit.Mode != cc.Unchanged {
-			detail = "drop-in"
+		detail := "drop-in"
+		if edit.Mode == cc.Unchanged {
+			detail = "drop-in; config.toml untouched"
 		}
-		if err := o.addIfDifferent(p, Change{NodePath: cc.DropInPath, Data: dropIn, Perm: 0o644, Detail: detail, Containerd: true}); err != nil {
-			return nil, err
+		if err := r.addIfDifferent(p, Change{NodePath: cc.DropInPath, Data: dropIn, Perm: 0o644, Detail: detail, Containerd: true}); err != nil {
+			return err
 		}
-		log.Info("planned containerd drop-in", "step", "plan-config", "file", cc.DropInPath)
+		r.opts.Logger.Info("planned containerd drop-in", "step", "plan-config", "file", cc.DropInPath)
 	} else if edit, err = doc.AddRunsc(); err != nil {
-		return nil, err
+		return err
 	}
-	log.Info("planned containerd config edit", "step", "plan-config", "file", cc.ConfigPath, "mode", string(edit.Mode), "added_runc", edit.AddedRunc,
+	r.opts.Logger.Info("planned containerd config edit", "step", "plan-config", "file", cc.ConfigPath, "mode", string(edit.Mode), "added_runc", edit.AddedRunc,
 		"removed_stale_runsc_under", strings.Join(edit.RemovedForeign, ","))
-	if edit.Mode != cc.Unchanged {
-		perm, err := o.perm(cc.ConfigPath, 0o644)
-		if err != nil {
-			return nil, err
-		}
-		p.Changes = append(p.Changes,
-			Change{NodePath: BackupPath, Data: doc.Raw, Perm: perm, Detail: "backup of config.toml before the edit"},
-			Change{NodePath: cc.ConfigPath, Data: edit.Content, Perm: perm, Detail: editDetail(edit), Containerd: true, Previous: doc.Raw})
+	if edit.Mode == cc.Unchanged {
+		return nil
 	}
-	p.label, p.proof = o.labelStep(true), o.proofStep()
-	return p, nil
+	perm, err := r.perm(cc.ConfigPath, 0o644)
+	if err != nil {
+		return err
+	}
+	p.Changes = append(p.Changes,
+		Change{NodePath: BackupPath, Data: doc.Raw, Perm: perm, Detail: "backup of config.toml before the edit"},
+		Change{NodePath: cc.ConfigPath, Data: edit.Content, Perm: perm, Detail: editDetail(edit), Containerd: true, Previous: doc.Raw})
+	return nil
 }
 
 // editDetail says in the summary how config.toml changed, naming stale runsc tables that were removed.
@@ -207,14 +232,14 @@ func editDetail(e cc.Edit) string {
 	return d
 }
 
-func (o *Options) readContainerdConfig() (*cc.Document, error) {
+func (r *Run) readContainerdConfig() (*cc.Document, error) {
 	// Writes replace files by rename: a symlinked config.toml would become a regular file and the link's target
 	// would silently stop being the config. Its target may also lie outside what the pod mounts.
-	if st, err := os.Lstat(o.host(cc.ConfigPath)); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+	if st, err := os.Lstat(r.host(cc.ConfigPath)); err == nil && st.Mode()&fs.ModeSymlink != 0 {
 		return nil, refusal.New(cc.ConfigPath, "is a symbolic link; the installer replaces files atomically by rename and would break the link",
 			"make /etc/containerd/config.toml a regular file (copy the link's target there) in the machine image or OS config")
 	}
-	data, exists, err := hostfs.ReadFileIfExists(o.host(cc.ConfigPath))
+	data, exists, err := hostfs.ReadFileIfExists(r.host(cc.ConfigPath))
 	if err != nil {
 		return nil, err
 	}
@@ -228,26 +253,26 @@ func (o *Options) readContainerdConfig() (*cc.Document, error) {
 // checkImportsOn1x refuses a version 1/2 config whose imported files define the CRI plugin table: containerd 1.x
 // lets such a table replace the main file's whole CRI table (containerd#5837), so runsc in config.toml would be
 // silently dropped (and the verification would roll back on every run).
-func (o *Options) checkImportsOn1x(doc *cc.Document) error {
+func (r *Run) checkImportsOn1x(doc *cc.Document) error {
 	if doc.Version >= 3 {
 		return nil
 	}
-	matches, err := o.importedFiles(doc)
+	matches, err := r.importedFiles(doc)
 	if err != nil {
 		return err
 	}
 	for _, m := range matches {
 		data, err := os.ReadFile(m)
 		if err != nil {
-			return refusal.Wrap(o.nodePath(m), "imported by config.toml but unreadable", "fix or remove the file", err)
+			return refusal.Wrap(r.nodePath(m), "imported by config.toml but unreadable", "fix or remove the file", err)
 		}
 		var tree map[string]any
 		if err := toml.Unmarshal(data, &tree); err != nil {
-			return refusal.Wrap(o.nodePath(m), "imported by config.toml but not valid TOML", "repair the file", err)
+			return refusal.Wrap(r.nodePath(m), "imported by config.toml but not valid TOML", "repair the file", err)
 		}
 		plugins, _ := tree["plugins"].(map[string]any)
 		if _, ok := plugins[doc.PluginID]; ok {
-			return refusal.New(o.nodePath(m), fmt.Sprintf("defines plugins.%q, which on containerd 1.x replaces config.toml's whole CRI table (containerd#5837)", doc.PluginID),
+			return refusal.New(r.nodePath(m), fmt.Sprintf("defines plugins.%q, which on containerd 1.x replaces config.toml's whole CRI table (containerd#5837)", doc.PluginID),
 				"move those CRI settings into /etc/containerd/config.toml, or upgrade the node to containerd 2.x (config version 3)")
 		}
 	}
@@ -255,15 +280,15 @@ func (o *Options) checkImportsOn1x(doc *cc.Document) error {
 }
 
 // addIfDifferent adds c unless the node already has exactly that content and mode.
-func (o *Options) addIfDifferent(p *Plan, c Change) error {
-	same, err := hostfs.SameContent(o.host(c.NodePath), c.Data, c.Perm)
+func (r *Run) addIfDifferent(p *Plan, c Change) error {
+	same, err := hostfs.SameContent(r.host(c.NodePath), c.Data, c.Perm)
 	if err != nil {
 		return err
 	}
 	if same {
 		return nil
 	}
-	prev, _, err := hostfs.ReadFileIfExists(o.host(c.NodePath))
+	prev, _, err := hostfs.ReadFileIfExists(r.host(c.NodePath))
 	if err != nil {
 		return err
 	}
@@ -272,8 +297,8 @@ func (o *Options) addIfDifferent(p *Plan, c Change) error {
 	return nil
 }
 
-func (o *Options) perm(nodePath string, def fs.FileMode) (fs.FileMode, error) {
-	st, err := os.Stat(o.host(nodePath))
+func (r *Run) perm(nodePath string, def fs.FileMode) (fs.FileMode, error) {
+	st, err := os.Stat(r.host(nodePath))
 	if errors.Is(err, fs.ErrNotExist) {
 		return def, nil
 	}
@@ -283,8 +308,8 @@ func (o *Options) perm(nodePath string, def fs.FileMode) (fs.FileMode, error) {
 	return st.Mode().Perm(), nil
 }
 
-func (o *Options) nodePath(hostPath string) string {
-	rel, err := filepath.Rel(o.HostRoot, hostPath)
+func (r *Run) nodePath(hostPath string) string {
+	rel, err := filepath.Rel(r.opts.HostRoot, hostPath)
 	if err != nil {
 		return hostPath
 	}
@@ -293,13 +318,13 @@ func (o *Options) nodePath(hostPath string) string {
 
 // importedFiles returns the host paths of the files config.toml imports, in containerd's order: each pattern
 // relative to /etc/containerd unless absolute, globbed under the host root.
-func (o *Options) importedFiles(doc *cc.Document) ([]string, error) {
+func (r *Run) importedFiles(doc *cc.Document) ([]string, error) {
 	var files []string
 	for _, pattern := range doc.Imports {
 		if !filepath.IsAbs(pattern) {
 			pattern = filepath.Join(filepath.Dir(cc.ConfigPath), pattern)
 		}
-		matches, err := filepath.Glob(o.host(pattern))
+		matches, err := filepath.Glob(r.host(pattern))
 		if err != nil {
 			return nil, refusal.Wrap(cc.ConfigPath, fmt.Sprintf("import pattern %q is invalid", pattern), "fix the imports list", err)
 		}
@@ -312,17 +337,17 @@ func (o *Options) importedFiles(doc *cc.Document) ([]string, error) {
 // are not touched: the bin dir is shared by every ContainerRuntime extension, and deleting another one's shim would
 // break its pods. But Gardener's containerd drop-in puts the bin dir first on containerd's PATH, so a stray
 // containerd-shim-runc-v2 or runc there runs as root for every runc pod: the operator must hear about it.
-func (o *Options) findForeign(p *Plan) error {
-	names, err := binaries.Foreign(o.host(o.BinDir))
+func (r *Run) findForeign(p *Plan) error {
+	names, err := binaries.Foreign(r.host(r.opts.BinDir))
 	if err != nil {
 		return err
 	}
 	for _, n := range names {
-		p.Foreign = append(p.Foreign, filepath.ToSlash(filepath.Join(o.BinDir, n)))
+		p.Foreign = append(p.Foreign, filepath.ToSlash(filepath.Join(r.opts.BinDir, n)))
 	}
 	if len(p.Foreign) > 0 {
-		o.Logger.Warn("foreign runtime-named files in the bin dir, left untouched: containerd runs them from PATH as root",
-			"step", "check-bin-dir", "dir", o.BinDir, "files", strings.Join(p.Foreign, ","),
+		r.opts.Logger.Warn("foreign runtime-named files in the bin dir, left untouched: containerd runs them from PATH as root",
+			"step", "check-bin-dir", "dir", r.opts.BinDir, "files", strings.Join(p.Foreign, ","),
 			"fix", "remove them unless another container runtime extension installed them")
 	}
 	return nil

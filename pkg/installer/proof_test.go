@@ -13,6 +13,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
 	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/restart"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
@@ -127,7 +128,8 @@ func TestProofFailureUnregistersRunsc(t *testing.T) {
 }
 
 // TestProverNeedsRestart: a proof that fails must be able to restore containerd's configuration, so a Prover
-// without a restarter and verifier is rejected before anything happens; plan lists the proof as a step.
+// without a restarter and verifier is rejected before anything happens, by install and plan alike; plan lists the
+// proof as a step.
 func TestProverNeedsRestart(t *testing.T) {
 	h := newHost(t, readTestdata(t, "configs/gardener-v2.toml"))
 	before := installertest.HashTree(t, h.root)
@@ -136,7 +138,12 @@ func TestProverNeedsRestart(t *testing.T) {
 	if _, err := installer.Install(context.Background(), o); err == nil || !strings.Contains(err.Error(), "--prove-sandbox needs --restart=systemd") {
 		t.Errorf("want the usage error, got %v", err)
 	}
-	p, err := installer.PlanLocked(context.Background(), o, false)
+	if _, err := planLocked(context.Background(), o, false); err == nil || !strings.Contains(err.Error(), "--prove-sandbox needs --restart=systemd") {
+		t.Errorf("plan: want the same usage error as install, got %v", err)
+	}
+	// Planning restarts nothing and asks containerd nothing: a restarter and verifier that would fail do not matter.
+	o.Restarter, o.Verifier = restart.Systemd{Socket: h.path("/nonexistent/dbus")}, verify.CRI{Socket: h.path(verify.CRISocket)}
+	p, err := planLocked(context.Background(), o, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,10 +46,10 @@ func TestRefusalsLeaveHostUntouched(t *testing.T) {
 		{name: "file missing from SHA512SUMS", config: gardenerV2, prepare: func(t *testing.T, h *host) {
 			writeFile(t, filepath.Join(h.source, "gvisor-bin/extra"), installertest.StubELF(nativeMachine(), "x"))
 		}, want: []string{"gvisor-bin/extra", "not listed in SHA512SUMS"}},
-		{name: "listed file missing", config: gardenerV2, prepare: func(t *testing.T, h *host) {
+		{name: "listed file missing", config: gardenerV2, prepare: func(_ *testing.T, h *host) {
 			_ = os.Remove(filepath.Join(h.source, "containerd-shim-runsc-v1"))
 		}, want: []string{"containerd-shim-runsc-v1", "listed in SHA512SUMS but missing"}},
-		{name: "no SHA512SUMS", config: gardenerV2, prepare: func(t *testing.T, h *host) {
+		{name: "no SHA512SUMS", config: gardenerV2, prepare: func(_ *testing.T, h *host) {
 			_ = os.Remove(filepath.Join(h.source, "SHA512SUMS"))
 		}, want: []string{"SHA512SUMS", "cannot read the checksum list"}},
 		{name: "wrong architecture", config: gardenerV2, prepare: func(t *testing.T, h *host) {
@@ -82,7 +82,7 @@ func TestRefusalsLeaveHostUntouched(t *testing.T) {
 			}
 			before := installertest.HashTree(t, h.root)
 			for _, run := range []func() error{
-				func() error { _, err := installer.PlanInstall(o); return err },
+				func() error { _, err := planInstall(o); return err },
 				func() error { _, err := installer.Install(context.Background(), o); return err },
 			} {
 				err := run()

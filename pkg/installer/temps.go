@@ -21,11 +21,11 @@ const tempPattern = ".*.gvisor-installer-*"
 // temporary file that exists while we hold the lock belongs to a run that died. (plan holds the lock shared: it
 // lists the same files and removes nothing.) An installer older than the lock does not take it; during the one
 // rollout from such a version the DaemonSet stops the old pod before it starts the new one on a node.
-func (o *Options) planStaleTemps(p *Plan) error {
-	dirs := []string{o.BinDir, filepath.Join(o.BinDir, binaries.SideDir), filepath.Dir(cc.ConfigPath), filepath.Dir(cc.DropInPath)}
+func (r *Run) planStaleTemps(p *Plan) error {
+	dirs := []string{r.opts.BinDir, filepath.Join(r.opts.BinDir, binaries.SideDir), filepath.Dir(cc.ConfigPath), filepath.Dir(cc.DropInPath)}
 	var found []string
 	for _, dir := range dirs {
-		matches, err := filepath.Glob(filepath.Join(o.host(dir), tempPattern))
+		matches, err := filepath.Glob(filepath.Join(r.host(dir), tempPattern))
 		if err != nil {
 			return fmt.Errorf("looking for temporary files in %s: %w", dir, err)
 		}
@@ -33,7 +33,7 @@ func (o *Options) planStaleTemps(p *Plan) error {
 	}
 	sort.Strings(found)
 	for _, m := range found {
-		p.Changes = append(p.Changes, Change{NodePath: o.nodePath(m), Detail: "temporary file of an interrupted run"})
+		p.Changes = append(p.Changes, Change{NodePath: r.nodePath(m), Detail: "temporary file of an interrupted run"})
 	}
 	return nil
 }

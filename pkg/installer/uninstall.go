@@ -15,68 +15,65 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
 )
 
-// PlanUninstall returns the changes an uninstall makes: our drop-in or runsc tables, runsc.toml, the backup and
+// planUninstall returns the changes an uninstall makes: our drop-in or runsc tables, runsc.toml, the backup and
 // the binaries go; everything else stays.
-func PlanUninstall(o Options) (*Plan, error) {
-	if err := o.validate(false); err != nil {
+func (r *Run) planUninstall() (*Plan, error) {
+	p := &Plan{binDir: r.host(r.opts.BinDir)}
+	if err := r.findForeign(p); err != nil {
 		return nil, err
 	}
-	p := &Plan{binDir: o.host(o.BinDir)}
-	if err := o.findForeign(p); err != nil {
-		return nil, err
-	}
-	if err := o.planUnregister(p); err != nil {
+	if err := r.planUnregister(p); err != nil {
 		return nil, err
 	}
 	for _, nodePath := range []string{BackupPath, cc.RunscConfigPath} {
-		if prev, exists, err := hostfs.ReadFileIfExists(o.host(nodePath)); err != nil {
+		if prev, exists, err := hostfs.ReadFileIfExists(r.host(nodePath)); err != nil {
 			return nil, err
 		} else if exists {
 			p.Changes = append(p.Changes, Change{NodePath: nodePath, Previous: prev})
 		}
 	}
-	bins, err := binaries.UninstallPlan(o.host(o.BinDir))
+	bins, err := binaries.UninstallPlan(r.host(r.opts.BinDir))
 	if err != nil {
 		return nil, err
 	}
 	for _, a := range bins {
-		p.Changes = append(p.Changes, Change{NodePath: o.nodePath(a.Path)})
+		p.Changes = append(p.Changes, Change{NodePath: r.nodePath(a.Path)})
 	}
-	if err := o.planStaleTemps(p); err != nil {
+	if err := r.planStaleTemps(p); err != nil {
 		return nil, err
 	}
-	p.label, p.labelFirst = o.labelStep(false), true
-	o.Logger.Info("planned uninstall", "step", "plan", "changes", len(p.Changes))
+	p.label, p.labelFirst = r.labelStep(false), true
+	r.opts.Logger.Info("planned uninstall", "step", "plan", "changes", len(p.Changes))
 	return p, nil
 }
 
 // planUnregister adds the changes to containerd's configuration that take runsc out of it: our drop-in goes, and
 // config.toml is restored from the backup or loses every runsc table. Uninstall makes them, and so does an install
 // whose sandbox proof failed on a node where runsc was registered before (withdraw).
-func (o *Options) planUnregister(p *Plan) error {
-	if prev, exists, err := hostfs.ReadFileIfExists(o.host(cc.DropInPath)); err != nil {
+func (r *Run) planUnregister(p *Plan) error {
+	if prev, exists, err := hostfs.ReadFileIfExists(r.host(cc.DropInPath)); err != nil {
 		return err
 	} else if exists {
 		p.Changes = append(p.Changes, Change{NodePath: cc.DropInPath, Detail: "drop-in", Containerd: true, Previous: prev})
 	}
 	// A node without config.toml runs containerd on built-in defaults, which have no runsc: there is nothing to
 	// take out of its configuration, and the rest (binaries, runsc.toml) still goes. Install refuses such a node.
-	if _, err := os.Lstat(o.host(cc.ConfigPath)); errors.Is(err, fs.ErrNotExist) {
-		o.Logger.Info("no containerd config on the node; nothing to remove from it", "step", "parse-config", "file", cc.ConfigPath)
+	if _, err := os.Lstat(r.host(cc.ConfigPath)); errors.Is(err, fs.ErrNotExist) {
+		r.opts.Logger.Info("no containerd config on the node; nothing to remove from it", "step", "parse-config", "file", cc.ConfigPath)
 		return nil
 	}
-	doc, err := o.readContainerdConfig()
+	doc, err := r.readContainerdConfig()
 	if err != nil {
 		return err
 	}
-	if err := o.checkNoForeignDropIn(doc); err != nil {
+	if err := r.checkNoForeignDropIn(doc); err != nil {
 		return err
 	}
-	content, detail, err := o.configWithoutRunsc(doc)
+	content, detail, err := r.configWithoutRunsc(doc)
 	if err != nil {
 		return err
 	}
-	perm, err := o.perm(cc.ConfigPath, 0o644)
+	perm, err := r.perm(cc.ConfigPath, 0o644)
 	if err != nil {
 		return err
 	}
@@ -90,8 +87,8 @@ func (o *Options) planUnregister(p *Plan) error {
 // the backup has no runsc under any plugin ID (byte-for-byte the operator's original, comments included);
 // otherwise it cuts our block and every runsc table out (also one we adopted or the old extension wrote: uninstall
 // means no runsc on this node).
-func (o *Options) configWithoutRunsc(doc *cc.Document) ([]byte, string, error) {
-	if backup, exists, err := hostfs.ReadFileIfExists(o.host(BackupPath)); err != nil {
+func (r *Run) configWithoutRunsc(doc *cc.Document) ([]byte, string, error) {
+	if backup, exists, err := hostfs.ReadFileIfExists(r.host(BackupPath)); err != nil {
 		return nil, "", err
 	} else if exists {
 		if bdoc, err := cc.Parse(BackupPath, backup); err == nil {
@@ -110,60 +107,54 @@ func (o *Options) configWithoutRunsc(doc *cc.Document) ([]byte, string, error) {
 // checkNoForeignDropIn refuses an uninstall while a file that config.toml imports, other than our drop-in,
 // registers runsc: uninstall removes what gvisor-installer or the old extension wrote, never the operator's own
 // files, and without this check it would restart containerd only to find runsc still configured.
-func (o *Options) checkNoForeignDropIn(doc *cc.Document) error {
-	matches, err := o.importedFiles(doc)
+func (r *Run) checkNoForeignDropIn(doc *cc.Document) error {
+	matches, err := r.importedFiles(doc)
 	if err != nil {
 		return err
 	}
 	for _, m := range matches {
-		if o.nodePath(m) == cc.DropInPath {
+		if r.nodePath(m) == cc.DropInPath {
 			continue
 		}
 		data, err := os.ReadFile(m)
 		if err != nil {
-			return refusal.Wrap(o.nodePath(m), "imported by config.toml but unreadable", "fix or remove the file", err)
+			return refusal.Wrap(r.nodePath(m), "imported by config.toml but unreadable", "fix or remove the file", err)
 		}
-		imported, err := cc.Parse(o.nodePath(m), data)
+		imported, err := cc.Parse(r.nodePath(m), data)
 		if err != nil {
 			return err
 		}
 		if imported.HasAnyRunsc() {
-			return refusal.New(o.nodePath(m), "registers the runsc runtime too, and uninstall removes only what gvisor-installer (or the old gVisor extension) wrote",
+			return refusal.New(r.nodePath(m), "registers the runsc runtime too, and uninstall removes only what gvisor-installer (or the old gVisor extension) wrote",
 				"remove the runsc tables from that file (it is the node's own configuration), or keep gVisor on this worker pool")
 		}
 	}
 	return nil
 }
 
-// Uninstall takes the node's lock, removes what Install added and restarts containerd only if its configuration
+// uninstall takes the node's lock, removes what Install added and restarts containerd only if its configuration
 // changed. With NodeLabel it first (after planning, so a refusal leaves label and node as they were) removes the
 // node's readiness label.
-func Uninstall(ctx context.Context, o Options) (Result, error) {
-	res := Result{Action: "uninstall"}
-	if err := o.validate(false); err != nil {
-		return res, err
-	}
-	if err := o.checkNodeLabel(false); err != nil {
-		return res, err
-	}
-	unlock, err := o.lock(ctx, "uninstall", true)
+func (r *Run) uninstall(ctx context.Context) (Result, error) {
+	res := Result{Action: string(ActionUninstall)}
+	unlock, err := r.lock(ctx, "uninstall", true)
 	if err != nil {
 		return res, err
 	}
 	defer unlock()
-	p, err := PlanUninstall(o)
+	p, err := r.planUninstall()
 	if err != nil {
 		return res, err
 	}
 	res.Foreign = p.Foreign
-	if err := o.removeNodeLabel(ctx, &res); err != nil {
-		return Result{Action: "uninstall"}, err
+	if err := r.removeNodeLabel(ctx, &res); err != nil {
+		return Result{Action: string(ActionUninstall)}, err
 	}
-	if err := o.apply(ctx, p, &res, verify.NoRunsc); err != nil {
+	if err := r.apply(ctx, p, &res, verify.NoRunsc); err != nil {
 		return res, err
 	}
 	// The bin dir's gvisor-bin/ is ours; remove it once empty.
-	side := filepath.Join(o.host(o.BinDir), binaries.SideDir)
+	side := filepath.Join(r.host(r.opts.BinDir), binaries.SideDir)
 	if entries, err := os.ReadDir(side); err == nil && len(entries) == 0 {
 		_ = os.Remove(side)
 	}

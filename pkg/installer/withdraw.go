@@ -18,21 +18,21 @@ import (
 // configuration still registers it, runsc is unregistered with the uninstall's configuration change
 // (planUnregister). Binaries and runsc.toml stay: without the handler nothing runs them, and the next run needs
 // them.
-func (o *Options) withdraw(ctx context.Context, p *Plan, res *Result, cause error) error {
-	log := o.Logger
+func (r *Run) withdraw(ctx context.Context, p *Plan, res *Result, cause error) error {
+	log := r.opts.Logger
 	if p.RestartNeeded() {
 		log.Error("gVisor cannot work on this node; restoring containerd's previous configuration", "step", "rollback", "error", cause.Error())
-		if err := o.restorePrevious(ctx, p, res); err != nil {
+		if err := r.restorePrevious(ctx, p, res); err != nil {
 			return fmt.Errorf("%w; restoring containerd's previous configuration: %v", cause, err)
 		}
-		if err := o.Verifier.Verify(ctx, verify.NoRunsc); err == nil {
+		if err := r.opts.Verifier.Verify(ctx, verify.NoRunsc); err == nil {
 			return fmt.Errorf("%w; containerd's previous configuration is restored, runsc is not registered", cause)
 		}
 		log.Warn("containerd's previous configuration registers runsc too; unregistering it", "step", "unregister")
 	} else {
 		log.Error("gVisor cannot work on this node; unregistering runsc", "step", "unregister", "error", cause.Error())
 	}
-	if err := o.unregister(ctx, res); err != nil {
+	if err := r.unregister(ctx, res); err != nil {
 		return fmt.Errorf("%w; unregistering runsc: %v", cause, err)
 	}
 	return fmt.Errorf("%w; runsc is unregistered from containerd", cause)
@@ -40,23 +40,23 @@ func (o *Options) withdraw(ctx context.Context, p *Plan, res *Result, cause erro
 
 // unregister makes the uninstall's change to containerd's configuration, restarts containerd and verifies that
 // runsc is gone; when containerd does not come back healthy, that change is rolled back too.
-func (o *Options) unregister(ctx context.Context, res *Result) error {
-	up := &Plan{binDir: o.host(o.BinDir)}
-	if err := o.planUnregister(up); err != nil {
+func (r *Run) unregister(ctx context.Context, res *Result) error {
+	up := &Plan{binDir: r.host(r.opts.BinDir)}
+	if err := r.planUnregister(up); err != nil {
 		return err
 	}
 	if !up.RestartNeeded() {
 		return errors.New("no configuration file of gvisor-installer registers runsc, yet containerd has it")
 	}
 	for _, c := range up.Changes {
-		if err := o.write(c); err != nil {
+		if err := r.write(c); err != nil {
 			return err
 		}
 		res.Changed = append(res.Changed, c.String())
-		o.Logger.Info("applied", "step", "unregister", "change", c.String())
+		r.opts.Logger.Info("applied", "step", "unregister", "change", c.String())
 	}
-	if err := o.restartAndVerify(ctx, res, verify.NoRunsc); err != nil {
-		return o.rollback(ctx, up, res, err)
+	if err := r.restartAndVerify(ctx, res, verify.NoRunsc); err != nil {
+		return r.rollback(ctx, up, res, err)
 	}
 	res.Unregistered = true
 	return nil

@@ -4,7 +4,7 @@
 // With the gate on, the RuntimeClass gvisor selects nodes that carry Key=Value in addition to Gardener's
 // pool label, so pods with runtimeClassName gvisor are only scheduled onto nodes whose installer has
 // registered and verified runsc. The installer calls Set after a successful install and Remove before it
-// unregisters runsc, each with a client built by InClusterClient and the node name from NodeNameFromEnv.
+// unregisters runsc, each with a client built by InClusterClient and the node name from $NODE_NAME (NodeNameEnv).
 //
 // Both send a JSON merge patch that names only this label: no read-modify-write, so no conflict with
 // kubelet, the machine controller or anyone else writing the Node at the same time, and nothing else of the

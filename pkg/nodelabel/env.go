@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -20,15 +19,10 @@ const NodeNameEnv = "NODE_NAME"
 // UserAgent identifies the installer's requests in the API server's audit log.
 const UserAgent = "gvisor-installer"
 
-// NodeNameFromEnv returns $NODE_NAME, or an error saying how to set it.
-func NodeNameFromEnv() (string, error) {
-	name := os.Getenv(NodeNameEnv)
-	if name == "" {
-		return "", fmt.Errorf("%s is not set: the installation pod must set it from the downward API "+
-			"(env: [{name: %s, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}])", NodeNameEnv, NodeNameEnv)
-	}
-	return name, nil
-}
+// ErrNoNodeName is the one error for a missing node name: Set and Remove return it for an empty name, and the
+// installer's --label-node (which reads $NODE_NAME) wraps it.
+var ErrNoNodeName = errors.New(NodeNameEnv + " is not set: the installation pod must set it from the downward API " +
+	"(env: [{name: " + NodeNameEnv + ", valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}])")
 
 // InClusterClient returns a REST client for the core API group that authenticates with the pod's service
 // account token (mounted by kubelet at /var/run/secrets/kubernetes.io/serviceaccount; client-go re-reads it as

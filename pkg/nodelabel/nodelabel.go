@@ -22,8 +22,6 @@ const (
 	FieldManager = "gvisor-installer"
 )
 
-var errNoNodeName = fmt.Errorf("no node name given: set %s from the downward API (fieldRef spec.nodeName)", NodeNameEnv)
-
 // backoff is how Set and Remove retry errors that a later attempt can fix (API server unavailable,
 // throttled, timed out, connection refused): 7 attempts over about 30 seconds, so a control plane rolling
 // its kube-apiserver does not fail an installation. A denial (RBAC, admission policy) or a missing node is
@@ -63,7 +61,7 @@ func Remove(ctx context.Context, c rest.Interface, nodeName string) error {
 // resourceVersion, and cannot touch anything else of the Node.
 func patch(ctx context.Context, c rest.Interface, nodeName string, value *string) error {
 	if nodeName == "" {
-		return errNoNodeName
+		return ErrNoNodeName
 	}
 	body, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]*string{Key: value}}})
 	if err != nil {

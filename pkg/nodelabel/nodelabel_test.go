@@ -12,15 +12,10 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel"
 )
 
-// TestNodeNameFromEnv: the error for a missing NODE_NAME says how to set it.
-func TestNodeNameFromEnv(t *testing.T) {
-	t.Setenv(nodelabel.NodeNameEnv, "")
-	if _, err := nodelabel.NodeNameFromEnv(); err == nil || !strings.Contains(err.Error(), "fieldPath: spec.nodeName") {
-		t.Errorf("unset: error = %v, want one naming the downward API field", err)
-	}
-	t.Setenv(nodelabel.NodeNameEnv, "node-a")
-	if got, err := nodelabel.NodeNameFromEnv(); err != nil || got != "node-a" {
-		t.Errorf("NodeNameFromEnv() = %q, %v, want node-a", got, err)
+// TestNoNodeNameMessage: the error for a missing NODE_NAME says how to set it.
+func TestNoNodeNameMessage(t *testing.T) {
+	if msg := nodelabel.ErrNoNodeName.Error(); !strings.Contains(msg, "NODE_NAME is not set") || !strings.Contains(msg, "fieldPath: spec.nodeName") {
+		t.Errorf("ErrNoNodeName = %q, want one naming the variable and the downward API field", msg)
 	}
 }
 

@@ -123,7 +123,8 @@ func (d *Daemon) Stop() {
 		d.exited <- err
 	case <-time.After(10 * time.Second):
 		_ = syscall.Kill(-d.cmd.Process.Pid, syscall.SIGKILL)
-		<-d.exited
+		// Put the exit status back, as the other branches do, so that a later Stop sees the daemon gone.
+		d.exited <- <-d.exited
 	}
 }
 
@@ -157,6 +158,7 @@ type Restarter struct {
 	Before   func(n int)
 }
 
+// Restart counts the restart, runs Before and restarts the daemon.
 func (r *Restarter) Restart(ctx context.Context) error {
 	r.Restarts++
 	if r.Before != nil {

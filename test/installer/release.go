@@ -6,34 +6,28 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"testing"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
 )
 
 // WriteRelease writes files (slash-separated names) into dir and a matching SHA512SUMS.
 func WriteRelease(t testing.TB, dir string, files map[string][]byte) {
 	t.Helper()
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	var sums strings.Builder
-	for _, name := range names {
+	sums := make(map[string]string, len(files))
+	for name, data := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, files[name], 0o755); err != nil {
+		if err := os.WriteFile(p, data, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		sum := sha512.Sum512(files[name])
-		sums.WriteString(hex.EncodeToString(sum[:]) + "  " + name + "\n")
+		sum := sha512.Sum512(data)
+		sums[name] = hex.EncodeToString(sum[:])
 	}
-	if err := os.WriteFile(filepath.Join(dir, "SHA512SUMS"), []byte(sums.String()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "SHA512SUMS"), []byte(imagevector.FormatSHA512SUMS(sums)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

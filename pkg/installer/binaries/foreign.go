@@ -2,7 +2,6 @@ package binaries
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 )
@@ -25,10 +24,7 @@ const shimPrefix = "containerd-shim-"
 // for every runtime), so they are reported, not touched. Our own temporaries (tempPattern of package installer,
 // leading dot) and gvisor-bin/ are not listed.
 func Foreign(binDir string) ([]string, error) {
-	entries, err := os.ReadDir(binDir)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
+	entries, err := readDirIfExists(binDir)
 	if err != nil {
 		return nil, fmt.Errorf("reading the bin dir %s to look for foreign shims: %w", binDir, err)
 	}

@@ -85,10 +85,7 @@ func rank(p, binDir string) int {
 
 func staleSidecars(rel *Release, binDir string) ([]Action, error) {
 	side := filepath.Join(binDir, SideDir)
-	entries, err := os.ReadDir(side)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
+	entries, err := readDirIfExists(side)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", side, err)
 	}
@@ -127,4 +124,13 @@ func Apply(actions []Action, binDir string) error {
 		}
 	}
 	return nil
+}
+
+// readDirIfExists is os.ReadDir that reads a missing dir as empty (a node before the first install has none).
+func readDirIfExists(dir string) ([]os.DirEntry, error) {
+	entries, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	return entries, err
 }

@@ -86,8 +86,37 @@ func Load(dir, goarch string) (*Release, error) {
 	if err != nil {
 		return nil, err
 	}
+	names, err := releaseFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	rel := &Release{Dir: dir}
+	for _, name := range names {
+		f, err := verifyFile(dir, name, sums, goarch)
+		if err != nil {
+			return nil, err
+		}
+		delete(sums, name)
+		rel.Files = append(rel.Files, f)
+	}
+	if len(sums) > 0 {
+		missing := make([]string, 0, len(sums))
+		for name := range sums {
+			missing = append(missing, name)
+		}
+		sort.Strings(missing)
+		return nil, refusal.New(filepath.Join(dir, missing[0]), "is listed in "+SumsFile+" but missing", "rebuild the installation image so that it carries every file of the release")
+	}
+	if err := rel.checkNames(); err != nil {
+		return nil, err
+	}
+	return rel, nil
+}
+
+// releaseFiles lists the regular files below dir (slash-separated, relative, sorted), SHA512SUMS aside.
+func releaseFiles(dir string) ([]string, error) {
 	var names []string
-	err = filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -115,45 +144,42 @@ func Load(dir, goarch string) (*Release, error) {
 		return nil, refusal.Wrap(dir, "cannot read the release directory", "check --source", err)
 	}
 	sort.Strings(names)
-	rel := &Release{Dir: dir}
-	for _, name := range names {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		want, listed := sums[name]
-		if !listed {
-			return nil, refusal.New(p, "is not listed in "+SumsFile, "list every file of the release in SHA512SUMS (or remove the stray file)")
-		}
-		delete(sums, name)
-		got, size, err := hostfs.HashFile(p)
-		if err != nil {
-			return nil, refusal.Wrap(p, "cannot read", "check --source", err)
-		}
-		if got != want {
-			return nil, refusal.New(p, "SHA-512 checksum does not match "+SumsFile+" (corrupt or tampered file)", "rebuild the installation image; never edit the release by hand")
-		}
-		if err := checkELF(p, goarch); err != nil {
-			return nil, err
-		}
-		rel.Files = append(rel.Files, File{Name: name, Path: p, Size: size, Sum: want})
+	return names, nil
+}
+
+// verifyFile checks one release file against its SHA512SUMS line and the node's architecture.
+func verifyFile(dir, name string, sums map[string]string, goarch string) (File, error) {
+	p := filepath.Join(dir, filepath.FromSlash(name))
+	want, listed := sums[name]
+	if !listed {
+		return File{}, refusal.New(p, "is not listed in "+SumsFile, "list every file of the release in SHA512SUMS (or remove the stray file)")
 	}
-	if len(sums) > 0 {
-		missing := make([]string, 0, len(sums))
-		for name := range sums {
-			missing = append(missing, name)
-		}
-		sort.Strings(missing)
-		return nil, refusal.New(filepath.Join(dir, missing[0]), "is listed in "+SumsFile+" but missing", "rebuild the installation image so that it carries every file of the release")
+	got, size, err := hostfs.HashFile(p)
+	if err != nil {
+		return File{}, refusal.Wrap(p, "cannot read", "check --source", err)
 	}
+	if got != want {
+		return File{}, refusal.New(p, "SHA-512 checksum does not match "+SumsFile+" (corrupt or tampered file)", "rebuild the installation image; never edit the release by hand")
+	}
+	if err := checkELF(p, goarch); err != nil {
+		return File{}, err
+	}
+	return File{Name: name, Path: p, Size: size, Sum: want}, nil
+}
+
+// checkNames refuses a release without runsc or the shim, or with a file that is not part of a gVisor release.
+func (r *Release) checkNames() error {
 	for _, required := range []string{Runsc, Shim} {
-		if rel.File(required) == nil {
-			return nil, refusal.New(filepath.Join(dir, required), "is missing from the release", "the installation image must carry runsc and containerd-shim-runsc-v1")
+		if r.File(required) == nil {
+			return refusal.New(filepath.Join(r.Dir, required), "is missing from the release", "the installation image must carry runsc and containerd-shim-runsc-v1")
 		}
 	}
-	for _, f := range rel.Files {
+	for _, f := range r.Files {
 		if f.Name != Runsc && f.Name != Shim && !strings.HasPrefix(f.Name, SideDir+"/") {
-			return nil, refusal.New(filepath.Join(dir, f.Name), "is not part of a gVisor release (runsc, containerd-shim-runsc-v1, gvisor-bin/*)", "remove it from the release directory and SHA512SUMS")
+			return refusal.New(filepath.Join(r.Dir, f.Name), "is not part of a gVisor release (runsc, containerd-shim-runsc-v1, gvisor-bin/*)", "remove it from the release directory and SHA512SUMS")
 		}
 	}
-	return rel, nil
+	return nil
 }
 
 // File returns the named file, nil when the release does not have it.

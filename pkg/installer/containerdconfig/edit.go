@@ -13,16 +13,16 @@ import (
 type Mode string
 
 const (
-	// Unchanged: the file already says what we need; nothing to write.
+	// Unchanged means the file already says what we need; nothing to write.
 	Unchanged Mode = "unchanged"
-	// Appended: our block was appended (or removed); every other byte of the file is as it was.
+	// Appended means our block was appended (or removed); every other byte of the file is as it was.
 	Appended Mode = "appended"
-	// Rewritten: the file had to be re-encoded as a whole (same settings, comments and layout lost).
+	// Rewritten means the file had to be re-encoded as a whole (same settings, comments and layout lost).
 	Rewritten Mode = "rewritten"
-	// Repaired: runsc tables that were wrong (values to change, or under a plugin ID that does not match the
+	// Repaired means runsc tables that were wrong (values to change, or under a plugin ID that does not match the
 	// version) were cut out section by section and ours appended; every other byte of the file is as it was.
 	Repaired Mode = "repaired"
-	// Cut: runsc tables were cut out section by section; every other byte of the file is as it was.
+	// Cut means runsc tables were cut out section by section; every other byte of the file is as it was.
 	Cut Mode = "cut"
 )
 

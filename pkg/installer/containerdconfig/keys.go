@@ -19,7 +19,7 @@ func quoteKey(k string) string {
 		return `""`
 	}
 	for _, c := range k {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+		if (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (c < '0' || c > '9') && c != '_' && c != '-' {
 			return strconv.Quote(k)
 		}
 	}

@@ -83,7 +83,9 @@ func Check(name, raw string) (v Version, ok bool, err error) {
 	}
 	v, err = Parse(raw)
 	if err != nil {
-		return v, false, nil
+		// Deliberate: an unparseable version (a distribution's "devel" build) is not a refusal; ok=false makes the
+		// caller log the raw version, and the sandbox proof decides whether gVisor works on this containerd.
+		return v, false, nil //nolint:nilerr // see above: not refusing is the policy, the caller logs it
 	}
 	if minimum := Minimum(); v.Less(minimum) {
 		return v, true, refusal.New("containerd "+v.String(), fmt.Sprintf("this gVisor release needs containerd %s or later: its shim answers containerd's start with the JSON bootstrap reply (shim protocol 2), which containerd %d.%d does not understand, so no gVisor sandbox could start on this node", minimum, v.Major, v.Minor),

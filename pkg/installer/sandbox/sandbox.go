@@ -31,8 +31,9 @@ import (
 )
 
 const (
-	// SandboxName and SandboxNamespace are the proof sandbox's CRI metadata (crictl pods shows them).
-	SandboxName      = "gvisor-installer-proof"
+	// SandboxName is the proof sandbox's CRI name (crictl pods shows it).
+	SandboxName = "gvisor-installer-proof"
+	// SandboxNamespace is the proof sandbox's CRI namespace.
 	SandboxNamespace = "kube-system"
 	// LabelKey marks every proof sandbox, so that a later run finds and removes those an interrupted run left.
 	LabelKey = "gvisor.runtime.extensions.gardener.cloud/sandbox-proof"

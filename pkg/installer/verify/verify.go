@@ -24,11 +24,11 @@ import (
 type Expect int
 
 const (
-	// Runsc: the runsc handler is configured (after install).
+	// Runsc means the runsc handler is configured (after install).
 	Runsc Expect = iota
-	// NoRunsc: the runsc handler is gone (after uninstall).
+	// NoRunsc means the runsc handler is gone (after uninstall).
 	NoRunsc
-	// Up: containerd serves CRI, whatever its runtimes (after a rollback to a previous config).
+	// Up means containerd serves CRI, whatever its runtimes (after a rollback to a previous config).
 	Up
 )
 

@@ -15,7 +15,7 @@ import (
 // answers plays back errors, one per call; the last one repeats.
 type answers struct{ errs []error }
 
-func (a *answers) Verify(ctx context.Context, _ Expect) error {
+func (a *answers) Verify(_ context.Context, _ Expect) error {
 	err := a.errs[0]
 	if len(a.errs) > 1 {
 		a.errs = a.errs[1:]

@@ -17,7 +17,8 @@ gvisor.runtime.extensions.gardener.cloud/mode: uninstall
 {{/*
 runsc.toml: [runsc_config] and one line per flag. Go templates range over maps in sorted key order, so the same
 flags always give the same bytes and the pod's checksum annotation changes only when the content does.
-printf %q gives a TOML basic string for the characters the schema lets through.
+printf %q gives a TOML basic string for the values the allowlist lets through (v1alpha1.ValidateFlags: no quotes,
+backslashes or control characters); the installer parses the file again on the node (pkg/installer/runscconfig).
 */}}
 {{- define "gvisor-installation.runscToml" -}}
 [runsc_config]

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
+	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdversion"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/runscconfig"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version"
+)
+
+// runProve is `gvisor-installer prove`, the sandbox proof of the OperatingSystemConfig delivery mode: the oneshot
+// unit gvisor-sandbox-proof.service runs it on the node after gardener-node-agent has put runsc, the shim and
+// runsc.toml there (imageRef and inline files) and registered runsc in containerd's config (and restarted it).
+// It changes nothing on the node: it waits (bounded by --registration-timeout) until containerd's CRI lists the
+// runsc runtime, reads containerd's version over CRI (refusing one below the minimum, as install does), checks
+// the files, starts one real sandbox with the runsc handler through the CRI (pkg/installer/sandbox, the same proof
+// install runs) and removes it.
+//
+// Why it waits: gardener-node-agent (v1.149.3, executeUnitCommands) restarts the changed units, this one
+// included, in parallel with containerd.service when the OSC changed containerd's config, so on a node's first
+// gVisor OSC the unit may start while containerd still runs on its old config (no runsc) or is restarting. A
+// proof that fails while containerd restarts under it is tried once more after the wait.
+//
+// Exit 0: the sandbox started and was removed; the verdict goes to stdout. Exit 1: not proven; the last line on
+// stderr (the journal's, `systemctl status` shows it) is the installer's one-line reason, the same words install's
+// termination message uses ("gVisor sandbox did not start on containerd 2.2.9: ...; gvisor-installer <version>
+// prove failed", or "containerd 1.6.20 is not supported (minimum containerd 1.7.0); ..."), and
+// --termination-message also writes it to a file. Exit 2: usage error.
+func runProve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("prove", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	hostRoot := fs.String("host-root", "/", "where the node's / is mounted (the CRI socket is <host-root>"+verify.CRISocket+")")
+	binDir := fs.String("bin-dir", installer.DefaultBinDir, "node path of runsc and containerd-shim-runsc-v1 (the ContainerRuntime's binaryPath); checked, and named in the reason")
+	runscConfig := fs.String("runsc-config", cc.RunscConfigPath, "node path of the runsc.toml containerd's runsc runtime names (ConfigPath); checked")
+	timeout := fs.Duration("prove-timeout", sandbox.DefaultTimeout, "bound of the sandbox proof, sandbox image pull included")
+	registration := fs.Duration("registration-timeout", 3*time.Minute, "how long to wait until containerd serves CRI with the runsc runtime "+
+		"(node-agent restarts containerd on its new config in parallel with this unit)")
+	cgroupParent := fs.String("cgroup-parent", "", "the proof sandbox's cgroup parent; empty: the kubelet's BestEffort QoS cgroup in containerd's cgroup driver (tests without a kubelet set their own)")
+	termination := fs.String("termination-message", "", "on failure, also write the one-line reason to this file (created or replaced)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "prove: unexpected arguments %v\n", fs.Args())
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil)).With("version", version.Version)
+	p := prove{
+		hostRoot: *hostRoot, binDir: *binDir, runscConfig: *runscConfig, registration: *registration, log: log,
+		prover: sandbox.CRI{Socket: filepath.Join(*hostRoot, verify.CRISocket), Timeout: *timeout, CgroupParent: *cgroupParent, Creator: versionString() + " prove"},
+	}
+	verdict, err := p.run(ctx)
+	if err != nil {
+		line := terminationLine("prove", err, verdict)
+		if *termination != "" {
+			if werr := os.WriteFile(*termination, []byte(line+"\n"), 0o644); werr != nil {
+				log.Error("writing --termination-message", "file", *termination, "error", werr.Error())
+			}
+		}
+		fmt.Fprintln(stderr, line)
+		return 1
+	}
+	fmt.Fprintln(stdout, "prove: "+verdict)
+	return 0
+}
+
+// prove is one proof run on a node.
+type prove struct {
+	hostRoot, binDir, runscConfig string
+	registration                  time.Duration
+	prover                        sandbox.CRI
+	log                           *slog.Logger
+}
+
+// run returns the verdict (the reason first, in install's words) and, when not proven, the error.
+func (p prove) run(ctx context.Context) (verdict string, err error) {
+	registered := p.registered(ctx)
+	if registered != nil {
+		// The proof decides: its error says what containerd answers.
+		p.log.Warn("containerd does not list the runsc runtime; proving anyway", "step", "wait-registration", "error", registered.Error())
+	}
+	on, err := p.containerd(ctx)
+	if err != nil {
+		return err.Error(), err
+	}
+	missing := p.checkFiles()
+	proof, err := p.prover.Prove(ctx)
+	if err != nil && registered == nil && ctx.Err() == nil {
+		// runsc was registered: containerd may have been restarted under the proof. Wait and try once more.
+		p.log.Warn("gVisor sandbox did not start; trying once more", "step", "prove-sandbox", "error", err.Error())
+		if err := p.registered(ctx); err != nil {
+			p.log.Warn("containerd does not list the runsc runtime; proving anyway", "step", "wait-registration", "error", err.Error())
+		}
+		missing = p.checkFiles()
+		proof, err = p.prover.Prove(ctx)
+	}
+	if err != nil {
+		why := err.Error()
+		if len(missing) > 0 {
+			// What node-agent should have put there comes first: containerd's own error follows.
+			why = strings.Join(missing, "; ") + "; " + why
+		}
+		p.log.Error("gVisor sandbox did not start", "step", "prove-sandbox", "containerd", on, "error", why)
+		verdict = "gVisor sandbox did not start" + on + ": " + why
+		return verdict, errors.New(verdict)
+	}
+	if len(missing) > 0 {
+		p.log.Warn("the gVisor sandbox started although files are missing: runsc runs from elsewhere", "problems", strings.Join(missing, "; "))
+	}
+	p.log.Info("gVisor sandbox proven", "step", "prove-sandbox", "handler", proof.Handler, "runtime_type", proof.RuntimeType,
+		"started_in", proof.Started.String(), "total", proof.Total.String(), "leftovers_removed", proof.Leftovers)
+	return proof.String() + on, nil
+}
+
+// registered waits until containerd serves CRI with the runsc runtime of our type (pkg/installer/verify, the
+// installer's own check), at most p.registration.
+func (p prove) registered(ctx context.Context) error {
+	cri := verify.CRI{Socket: p.prover.Socket}
+	vctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	err := cri.Verify(vctx, verify.Runsc)
+	cancel()
+	if err == nil {
+		return nil
+	}
+	start := time.Now()
+	p.log.Info("waiting for containerd to list the runsc runtime (node-agent restarts containerd in parallel)", "step", "wait-registration",
+		"timeout", p.registration.String(), "now", err.Error())
+	if err := verify.Until(ctx, cri, verify.Runsc, p.registration, time.Second); err != nil {
+		return err
+	}
+	p.log.Info("containerd lists the runsc runtime", "step", "wait-registration", "waited", time.Since(start).Round(time.Millisecond).String())
+	return nil
+}
+
+// containerd reads containerd's version over CRI and refuses one below the minimum (install's policy); it returns
+// " on containerd X" for the verdict ("" when the version is unknown: the proof decides).
+func (p prove) containerd(ctx context.Context) (string, error) {
+	vctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	name, raw, err := verify.CRI{Socket: p.prover.Socket}.RuntimeVersion(vctx)
+	if err != nil {
+		p.log.Warn("containerd's version is unknown (CRI Version failed); the sandbox proof decides", "step", "containerd-version", "error", err.Error())
+		return "", nil
+	}
+	on := strings.TrimSpace(name + " " + raw)
+	if _, _, err := containerdversion.Check(name, raw); err != nil {
+		return "", fmt.Errorf("%s is not supported (minimum containerd %s)", on, containerdversion.Minimum())
+	}
+	return " on " + on, nil
+}
+
+// checkFiles reports what of gVisor is not where containerd's runsc runtime needs it: the binaries in the bin dir
+// and a valid runsc.toml.
+func (p prove) checkFiles() []string {
+	var problems []string
+	for _, name := range []string{"runsc", "containerd-shim-runsc-v1"} {
+		node := filepath.Join(p.binDir, name)
+		st, err := os.Stat(filepath.Join(p.hostRoot, node))
+		switch {
+		case err != nil:
+			problems = append(problems, fmt.Sprintf("%s is missing at %s", name, node))
+		case !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0:
+			problems = append(problems, fmt.Sprintf("%s at %s is not an executable file (%s)", name, node, st.Mode()))
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(p.hostRoot, p.runscConfig))
+	if err != nil {
+		return append(problems, fmt.Sprintf("runsc.toml is missing at %s", p.runscConfig))
+	}
+	if _, err := runscconfig.Validate(p.runscConfig, data); err != nil {
+		problems = append(problems, err.Error())
+	}
+	return problems
+}

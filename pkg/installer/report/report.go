@@ -1,0 +1,119 @@
+// Package report is the contract of the one line gvisor-installer leaves in its pod's status: the installer
+// container's termination message (/dev/termination-log), which the kubelet keeps in
+// status.initContainerStatuses[].state.terminated.message for the pod's lifetime, `kubectl get pod -o jsonpath`
+// shows and the extension's health check (pkg/controller/healthcheck) reads from the shoot.
+//
+// A successful run writes Success's line:
+//
+//	installed gVisor v0.0.0-20260905035102-160fafc42237 (runsc sha512:0123456789ab) on containerd 2.4.2; foreign shims: none
+//	uninstalled gVisor; foreign shims: /var/bin/containerruntimes/containerd-shim-runc-v2
+//
+// A failed run writes the reason first (cmd/gvisor-installer's terminationLine), e.g. "containerd 1.6.20 is not
+// supported (minimum containerd 1.7.0); gvisor-installer v1.2.3 install failed". Both are one line of at most
+// MaxLength bytes. The words are stable: Parse reads them back, and a change here is a change of that contract.
+package report
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// MaxLength bounds the line (the kubelet caps a termination message at 4096 bytes; a condition quotes it).
+const MaxLength = 1024
+
+// maxForeign bounds the foreign files the line names; the rest are counted.
+const maxForeign = 5
+
+// noForeign is what the line says when the bin dir holds nothing foreign.
+const noForeign = "none"
+
+// unknownContainerd stands for a containerd the run did not ask (--restart=none) or that never answered.
+const unknownContainerd = "containerd unknown"
+
+// Success is what a successful run reports.
+type Success struct {
+	// Uninstall is true for an uninstall; the versions are then empty.
+	Uninstall bool
+	// GVisor is the installed runsc's version (binaries.Release.Version).
+	GVisor string
+	// RunscSum is the installed runsc's SHA-512 (hex); the line shows its first 12 digits.
+	RunscSum string
+	// Containerd is the CRI runtime's name and version as CRI reported them ("containerd 2.4.2"); empty: unknown.
+	Containerd string
+	// Foreign are the node paths of runtime-named files in the bin dir that the installer did not write and left
+	// alone (binaries.Foreign).
+	Foreign []string
+}
+
+// String is the line.
+func (s Success) String() string {
+	var b strings.Builder
+	if s.Uninstall {
+		b.WriteString("uninstalled gVisor")
+	} else {
+		containerd := s.Containerd
+		if containerd == "" {
+			containerd = unknownContainerd
+		}
+		fmt.Fprintf(&b, "installed gVisor %s (runsc sha512:%s) on %s", s.GVisor, shortSum(s.RunscSum), containerd)
+	}
+	b.WriteString("; foreign shims: " + foreignList(s.Foreign))
+	return Bound(b.String())
+}
+
+func shortSum(sum string) string {
+	if len(sum) > 12 {
+		return sum[:12]
+	}
+	return sum
+}
+
+func foreignList(paths []string) string {
+	if len(paths) == 0 {
+		return noForeign
+	}
+	if len(paths) <= maxForeign {
+		return strings.Join(paths, ", ")
+	}
+	return strings.Join(paths[:maxForeign], ", ") + fmt.Sprintf(", and %d more", len(paths)-maxForeign)
+}
+
+var (
+	installedLine   = regexp.MustCompile(`^installed gVisor (\S+) \(runsc sha512:([0-9a-f]*)\) on (.+?); foreign shims: (.*)$`)
+	uninstalledLine = regexp.MustCompile(`^uninstalled gVisor; foreign shims: (.*)$`)
+)
+
+// Parse reads a Success line back; ok is false for anything else (a failure's line, an older installer's message,
+// the kubelet's log tail). RunscSum holds the line's 12 digits; Containerd is empty when the line says unknown;
+// Foreign holds the named paths (an "and N more" tail is kept as it is).
+func Parse(line string) (s Success, ok bool) {
+	line = strings.TrimSpace(line)
+	if m := installedLine.FindStringSubmatch(line); m != nil {
+		s = Success{GVisor: m[1], RunscSum: m[2], Containerd: m[3], Foreign: parseForeign(m[4])}
+		if s.Containerd == unknownContainerd {
+			s.Containerd = ""
+		}
+		return s, true
+	}
+	if m := uninstalledLine.FindStringSubmatch(line); m != nil {
+		return Success{Uninstall: true, Foreign: parseForeign(m[1])}, true
+	}
+	return Success{}, false
+}
+
+func parseForeign(list string) []string {
+	if list == noForeign || list == "" {
+		return nil
+	}
+	return strings.Split(list, ", ")
+}
+
+// Bound makes s one line of at most MaxLength bytes: blanks collapsed, cut with "..." when longer.
+func Bound(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > MaxLength {
+		s = strings.ToValidUTF8(s[:MaxLength-3], "") + "..."
+	}
+	return s
+}

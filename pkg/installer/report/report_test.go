@@ -1,0 +1,68 @@
+package report_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/report"
+)
+
+// TestSuccessLine: the line's words are the contract the health check and the operator guide's jsonpath rely on;
+// Parse reads every form back.
+func TestSuccessLine(t *testing.T) {
+	sum := strings.Repeat("0123456789ab", 10) + "cdefcdef"
+	foreign := []string{"/var/bin/containerruntimes/containerd-shim-runc-v2", "/var/bin/containerruntimes/runc"}
+	for _, tc := range []struct {
+		in   report.Success
+		want string
+		back report.Success
+	}{
+		{
+			in:   report.Success{GVisor: "v0.0.0-20260905035102-160fafc42237", RunscSum: sum, Containerd: "containerd 2.4.2"},
+			want: "installed gVisor v0.0.0-20260905035102-160fafc42237 (runsc sha512:0123456789ab) on containerd 2.4.2; foreign shims: none",
+			back: report.Success{GVisor: "v0.0.0-20260905035102-160fafc42237", RunscSum: "0123456789ab", Containerd: "containerd 2.4.2"},
+		},
+		{
+			in:   report.Success{GVisor: "unknown", RunscSum: sum, Foreign: foreign},
+			want: "installed gVisor unknown (runsc sha512:0123456789ab) on containerd unknown; foreign shims: " + strings.Join(foreign, ", "),
+			back: report.Success{GVisor: "unknown", RunscSum: "0123456789ab", Foreign: foreign},
+		},
+		{
+			in:   report.Success{Uninstall: true},
+			want: "uninstalled gVisor; foreign shims: none",
+			back: report.Success{Uninstall: true},
+		},
+	} {
+		got := tc.in.String()
+		if got != tc.want {
+			t.Errorf("line:\n got %q\nwant %q", got, tc.want)
+		}
+		if back, ok := report.Parse(got + "\n"); !ok || !reflect.DeepEqual(back, tc.back) {
+			t.Errorf("Parse(%q) = %+v, %v; want %+v", got, back, ok, tc.back)
+		}
+	}
+	for _, other := range []string{"", "install failed (v1): refusing /etc/containerd/config.toml", "containerd 1.6.20 is not supported (minimum containerd 1.7.0); gvisor-installer v1 install failed"} {
+		if _, ok := report.Parse(other); ok {
+			t.Errorf("Parse(%q) accepted a line that is not a success", other)
+		}
+	}
+}
+
+// TestSuccessLineBounded: many foreign files are counted, not listed, and the line stays within MaxLength.
+func TestSuccessLineBounded(t *testing.T) {
+	var many []string
+	for i := 0; i < 40; i++ {
+		many = append(many, "/var/bin/containerruntimes/containerd-shim-x"+strings.Repeat("y", 30)+"-v2")
+	}
+	got := report.Success{GVisor: "v1", RunscSum: "ab", Containerd: "containerd 2.0.14", Foreign: many}.String()
+	if !strings.HasSuffix(got, ", and 35 more") || len(got) > report.MaxLength {
+		t.Errorf("line %q (%d bytes): want 5 named, 35 counted, at most %d bytes", got, len(got), report.MaxLength)
+	}
+	if s, ok := report.Parse(got); !ok || len(s.Foreign) != 6 {
+		t.Errorf("Parse: %+v %v", s, ok)
+	}
+	if long := report.Bound(strings.Repeat("x ", 2000)); len(long) != report.MaxLength || !strings.HasSuffix(long, "...") {
+		t.Errorf("Bound: %d bytes", len(long))
+	}
+}
