@@ -24,6 +24,7 @@ import (
 	admissionapp "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/cmd/gardener-extension-admission-runtime-gvisor/app"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
 	gvisoradmission "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/admission"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
 const (
@@ -58,44 +59,25 @@ func templateAdmission(t *testing.T, chart string, args ...string) string {
 func decodeAdmission(t *testing.T, manifests string) admissionObjects {
 	t.Helper()
 	var r admissionObjects
-	for _, doc := range strings.Split(manifests, "\n---\n") {
-		doc = strings.TrimPrefix(strings.TrimSpace(doc), "---")
-		var head struct{ APIVersion, Kind string }
-		if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
-			t.Fatalf("document is not YAML: %v\n%s", err, doc)
-		}
-		var target any
-		switch head.APIVersion + "/" + head.Kind {
-		case "/":
-			continue // only comments
+	decodeDocuments(t, manifests, "an admission chart", func(gvk string) any {
+		switch gvk {
 		case "apps/v1/Deployment":
-			r.deployments = append(r.deployments, appsv1.Deployment{})
-			target = &r.deployments[len(r.deployments)-1]
+			return appendNew(&r.deployments)
 		case "v1/Service":
-			r.services = append(r.services, corev1.Service{})
-			target = &r.services[len(r.services)-1]
+			return appendNew(&r.services)
 		case "v1/ServiceAccount":
-			r.accounts = append(r.accounts, corev1.ServiceAccount{})
-			target = &r.accounts[len(r.accounts)-1]
+			return appendNew(&r.accounts)
 		case "v1/Secret":
-			r.secrets = append(r.secrets, corev1.Secret{})
-			target = &r.secrets[len(r.secrets)-1]
+			return appendNew(&r.secrets)
 		case "policy/v1/PodDisruptionBudget":
-			r.pdbs = append(r.pdbs, policyv1.PodDisruptionBudget{})
-			target = &r.pdbs[len(r.pdbs)-1]
+			return appendNew(&r.pdbs)
 		case "autoscaling.k8s.io/v1/VerticalPodAutoscaler":
-			r.vpas = append(r.vpas, vpaautoscalingv1.VerticalPodAutoscaler{})
-			target = &r.vpas[len(r.vpas)-1]
+			return appendNew(&r.vpas)
 		case "admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration":
-			r.vwcs = append(r.vwcs, admissionregistrationv1.ValidatingWebhookConfiguration{})
-			target = &r.vwcs[len(r.vwcs)-1]
-		default:
-			t.Fatalf("unexpected object %s/%s in an admission chart: add it to the test deliberately", head.APIVersion, head.Kind)
+			return appendNew(&r.vwcs)
 		}
-		if err := yaml.UnmarshalStrict([]byte(doc), target); err != nil {
-			t.Fatalf("%s does not decode strictly: %v\n%s", head.Kind, err, doc)
-		}
-	}
+		return nil
+	})
 	return r
 }
 
@@ -292,15 +274,7 @@ func TestAdmissionSchemaRejects(t *testing.T) {
 		{"timeout above the API server's limit", admissionApp, []string{"--set", "webhook.timeoutSeconds=31"}, []string{"/webhook/timeoutSeconds"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, stderr, err := helm(t, append([]string{"template", "gvisor-admission", tc.chart, "--namespace", admissionReleaseNS}, tc.args...)...)
-			if err == nil {
-				t.Fatalf("helm accepted %v:\n%s", tc.args, out)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(stderr, w) {
-					t.Errorf("helm error lacks %q:\n%s", w, stderr)
-				}
-			}
+			templateRefused(t, []string{"template", "gvisor-admission", tc.chart, "--namespace", admissionReleaseNS}, tc.args, tc.want)
 		})
 	}
 }
@@ -332,9 +306,7 @@ func TestAdmissionImage(t *testing.T) {
 // The runtime chart is rendered with the fixed certificate of testdata/admission-values.yaml: a generated one
 // differs on every run.
 func TestAdmissionSnapshot(t *testing.T) {
-	if os.Getenv("UPDATE_SNAPSHOTS") == "1" && os.Getenv("HELM_BIN") == "" {
-		t.Fatal("UPDATE_SNAPSHOTS=1 needs the helm CLI: run with HELM_BIN=$(hack/tools/helm.sh)")
-	}
+	requireHelmToUpdate(t)
 	for _, tc := range []struct {
 		golden, chart string
 	}{
@@ -342,20 +314,7 @@ func TestAdmissionSnapshot(t *testing.T) {
 		{"testdata/gardener-extension-admission-runtime-gvisor.application.yaml", admissionApp},
 	} {
 		t.Run(filepath.Base(tc.golden), func(t *testing.T) {
-			got := templateAdmission(t, tc.chart, "-f", admissionValues)
-			if os.Getenv("UPDATE_SNAPSHOTS") == "1" {
-				if err := os.WriteFile(tc.golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(tc.golden)
-			if err != nil {
-				t.Fatalf("%v: run `make snapshots`", err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("rendering differs from %s (run `make snapshots` and review the diff if intended) (-want +got):\n%s", tc.golden, diff)
-			}
+			testutil.Golden(t, tc.golden, templateAdmission(t, tc.chart, "-f", admissionValues))
 		})
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
 // TestLintStrict lints every chart we ship; --strict turns lint warnings into failures.
@@ -51,6 +52,11 @@ func TestTemplateDefaults(t *testing.T) {
 		"--readiness-gate=false",
 		"--prove-sandbox=true",
 		"--healthcheck-sync-period=30s",
+		"--delivery-mode=daemonset",
+		"--webhook-config-mode=service",
+		"--webhook-config-namespace=" + releaseNS,
+		"--webhook-config-service-port=443",
+		"--webhook-config-server-port=10250",
 		"--heartbeat-namespace=" + releaseNS,
 		"--heartbeat-renew-interval-seconds=30",
 		"--metrics-bind-address=:8080",
@@ -110,14 +116,23 @@ func TestTemplateDefaults(t *testing.T) {
 		t.Errorf("readiness probe %+v", p)
 	}
 	wantPorts := []corev1.ContainerPort{
+		{Name: "webhook", ContainerPort: 10250, Protocol: corev1.ProtocolTCP},
 		{Name: "metrics", ContainerPort: 8080, Protocol: corev1.ProtocolTCP},
 		{Name: "health", ContainerPort: 8081, Protocol: corev1.ProtocolTCP},
 	}
 	if diff := cmp.Diff(wantPorts, c.Ports); diff != "" {
 		t.Errorf("ports (-want +got):\n%s", diff)
 	}
-	if len(r.services) != 1 || r.services[0].Spec.Ports[0].TargetPort.String() != "metrics" {
-		t.Errorf("want one metrics Service targeting port metrics, got %+v", r.services)
+	// The metrics Service and the OperatingSystemConfig webhook's, which Gardener's webhook library names like the
+	// Deployment (service mode) and the seed's kube-apiserver calls on 443.
+	if len(r.services) != 2 {
+		t.Fatalf("want the metrics and the webhook Service, got %+v", r.services)
+	}
+	for _, svc := range r.services {
+		want := map[string]string{"gardener-extension-runtime-gvisor-metrics": "metrics", "gardener-extension-runtime-gvisor": "webhook"}[svc.Name]
+		if want == "" || svc.Spec.Ports[0].TargetPort.String() != want || (want == "webhook" && svc.Spec.Ports[0].Port != 443) {
+			t.Errorf("Service %s: ports %+v", svc.Name, svc.Spec.Ports)
+		}
 	}
 
 	// Pod security: non-root, read-only root, no privilege escalation, no capabilities, RuntimeDefault seccomp.
@@ -267,26 +282,14 @@ func TestSchemaRejects(t *testing.T) {
 		{"gardener not an object", []string{"--set", "gardener=x"}, []string{"/gardener", "want object"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"template", releaseName, extensionChart, "--namespace", releaseNS}, tc.args...)
-			out, stderr, err := helm(t, args...)
-			if err == nil {
-				t.Fatalf("helm accepted %v:\n%s", tc.args, out)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(stderr, w) {
-					t.Errorf("helm error lacks %q:\n%s", w, stderr)
-				}
-			}
+			templateRefused(t, []string{"template", releaseName, extensionChart, "--namespace", releaseNS}, tc.args, tc.want)
 		})
 	}
 }
 
 // TestSnapshot compares the default rendering with the golden file (UPDATE_SNAPSHOTS=1 rewrites it).
 func TestSnapshot(t *testing.T) {
-	if os.Getenv("UPDATE_SNAPSHOTS") == "1" && os.Getenv("HELM_BIN") == "" {
-		// Skipping here would leave stale golden files behind a green run.
-		t.Fatal("UPDATE_SNAPSHOTS=1 needs the helm CLI: run with HELM_BIN=$(hack/tools/helm.sh)")
-	}
+	requireHelmToUpdate(t)
 	for _, tc := range []struct {
 		golden string
 		args   []string
@@ -294,22 +297,11 @@ func TestSnapshot(t *testing.T) {
 		{"testdata/gardener-extension-runtime-gvisor.default.yaml", nil},
 		{"testdata/gardener-extension-runtime-gvisor.gardener.yaml", []string{"-f", "testdata/gardener-injected-values.yaml",
 			"--set", "imageVectorOverwrite=images: []", "--set", "vpa.enabled=true"}},
+		{"testdata/gardener-extension-runtime-gvisor.operatingsystemconfig.yaml", []string{"--set", "deliveryMode=operatingsystemconfig",
+			"--set", "webhook.serverPort=9443", "--set", "webhook.servicePort=8443"}},
 	} {
 		t.Run(filepath.Base(tc.golden), func(t *testing.T) {
-			got := template(t, tc.args...)
-			if os.Getenv("UPDATE_SNAPSHOTS") == "1" {
-				if err := os.WriteFile(tc.golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(tc.golden)
-			if err != nil {
-				t.Fatalf("%v: run `make snapshots`", err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("rendering differs from %s (run `make snapshots` and review the diff if intended) (-want +got):\n%s", tc.golden, diff)
-			}
+			testutil.Golden(t, tc.golden, template(t, tc.args...))
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/cmd/gardener-extension-runtime-gvisor/app"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 )
 
 // TestDeploymentArgsMatchControllerFlags parses the args the chart renders with the controller's own flag
@@ -55,6 +56,23 @@ func TestDeploymentArgsMatchControllerFlags(t *testing.T) {
 	}
 	if o.UninstallTimeout != 10*time.Minute || !o.ReadinessGate {
 		t.Errorf("options: uninstallTimeout %s, readinessGate %v; want 10m, true", o.UninstallTimeout, o.ReadinessGate)
+	}
+	// The delivery mode and the webhook's ports reach the controller (the webhook is registered in both modes).
+	for value, want := range map[string]delivery.Mode{"": delivery.DaemonSet, "daemonset": delivery.DaemonSet, "operatingsystemconfig": delivery.OperatingSystemConfig} {
+		args := []string{"--set", "webhook.serverPort=9443", "--set", "webhook.servicePort=8443"}
+		if value != "" {
+			args = append(args, "--set", "deliveryMode="+value)
+		}
+		_, c := decode(t, template(t, args...)).deployment(t)
+		o, fs := app.NewFlagSet()
+		if err := fs.Parse(c.Args); err != nil {
+			t.Fatal(err)
+		}
+		if o.DeliveryMode != want || o.Manager.WebhookServerPort != 9443 || o.WebhookServer.ServicePort != 8443 ||
+			o.WebhookServer.Mode != "service" || o.WebhookServer.Namespace != releaseNS {
+			t.Errorf("deliveryMode=%q: options DeliveryMode %q (want %q), webhook server port %d, service port %d, mode %q, namespace %q",
+				value, o.DeliveryMode, want, o.Manager.WebhookServerPort, o.WebhookServer.ServicePort, o.WebhookServer.Mode, o.WebhookServer.Namespace)
+		}
 	}
 	// The sandbox proof is on by default and the value switches it off.
 	for value, want := range map[string]bool{"": true, "false": false, "true": true} {

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
 // Helpers shared by the helm CLI tests in charts_test.go.
@@ -42,6 +43,15 @@ func helm(t *testing.T, args ...string) (string, string, error) {
 	return stdout.String(), stderr.String(), err
 }
 
+// requireHelmToUpdate fails a golden test that `make snapshots` (testutil.Updating) runs without the helm CLI:
+// realcomponents.Helm would skip it, leaving stale golden files behind a green run.
+func requireHelmToUpdate(t *testing.T) {
+	t.Helper()
+	if testutil.Updating() && os.Getenv("HELM_BIN") == "" {
+		t.Fatal(testutil.UpdateEnv + "=1 needs the helm CLI: run with HELM_BIN=$(hack/tools/helm.sh)")
+	}
+}
+
 // template renders the extension chart with extra helm arguments and fails the test on any error and on any
 // warning helm prints (a symbolic link in the chart, a map given for a string default, ...): an operator must be
 // able to render the chart from a checkout without noise.
@@ -55,6 +65,21 @@ func template(t *testing.T, args ...string) string {
 		t.Fatalf("helm template %v printed warnings:\n%s", args, stderr)
 	}
 	return out
+}
+
+// templateRefused runs helm with command (a `helm template` of one chart) and args and expects helm to refuse
+// them with an error that contains every string of want.
+func templateRefused(t *testing.T, command, args, want []string) {
+	t.Helper()
+	out, stderr, err := helm(t, append(command, args...)...)
+	if err == nil {
+		t.Fatalf("helm accepted %v:\n%s", args, out)
+	}
+	for _, w := range want {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("helm error lacks %q:\n%s", w, stderr)
+		}
+	}
 }
 
 // rendered holds the objects of one `helm template` output, each decoded STRICTLY into its API type, so a
@@ -77,62 +102,71 @@ type rendered struct {
 func decode(t *testing.T, manifests string) rendered {
 	t.Helper()
 	var r rendered
-	for _, doc := range strings.Split(manifests, "\n---\n") {
-		doc = strings.TrimPrefix(strings.TrimSpace(doc), "---")
-		var head struct{ APIVersion, Kind string }
-		if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
-			t.Fatalf("document is not YAML: %v\n%s", err, doc)
-		}
-		if head.Kind == "" {
-			continue // only comments
-		}
-		r.documentCount++
-		gvk := head.APIVersion + "/" + head.Kind
-		var target any
+	r.documentCount = decodeDocuments(t, manifests, "the extension chart", func(gvk string) any {
 		switch gvk {
 		case "apps/v1/Deployment":
-			r.deployments = append(r.deployments, appsv1.Deployment{})
-			target = &r.deployments[len(r.deployments)-1]
+			return appendNew(&r.deployments)
 		case "v1/ConfigMap":
-			r.configMaps = append(r.configMaps, corev1.ConfigMap{})
-			target = &r.configMaps[len(r.configMaps)-1]
+			return appendNew(&r.configMaps)
 		case "v1/Service":
-			r.services = append(r.services, corev1.Service{})
-			target = &r.services[len(r.services)-1]
+			return appendNew(&r.services)
 		case "v1/ServiceAccount":
-			r.accounts = append(r.accounts, corev1.ServiceAccount{})
-			target = &r.accounts[len(r.accounts)-1]
+			return appendNew(&r.accounts)
 		case "rbac.authorization.k8s.io/v1/ClusterRole":
-			r.clusterRoles = append(r.clusterRoles, rbacv1.ClusterRole{})
-			target = &r.clusterRoles[len(r.clusterRoles)-1]
+			return appendNew(&r.clusterRoles)
 		case "rbac.authorization.k8s.io/v1/ClusterRoleBinding":
-			r.clusterRBs = append(r.clusterRBs, rbacv1.ClusterRoleBinding{})
-			target = &r.clusterRBs[len(r.clusterRBs)-1]
+			return appendNew(&r.clusterRBs)
 		case "rbac.authorization.k8s.io/v1/Role":
-			r.roles = append(r.roles, rbacv1.Role{})
-			target = &r.roles[len(r.roles)-1]
+			return appendNew(&r.roles)
 		case "rbac.authorization.k8s.io/v1/RoleBinding":
-			r.roleBindings = append(r.roleBindings, rbacv1.RoleBinding{})
-			target = &r.roleBindings[len(r.roleBindings)-1]
+			return appendNew(&r.roleBindings)
 		case "policy/v1/PodDisruptionBudget":
-			r.pdbs = append(r.pdbs, policyv1.PodDisruptionBudget{})
-			target = &r.pdbs[len(r.pdbs)-1]
+			return appendNew(&r.pdbs)
 		case "autoscaling.k8s.io/v1/VerticalPodAutoscaler":
-			r.vpas = append(r.vpas, vpaautoscalingv1.VerticalPodAutoscaler{})
-			target = &r.vpas[len(r.vpas)-1]
-		default:
-			t.Fatalf("unexpected object %s in the extension chart: add it to the test deliberately", gvk)
+			return appendNew(&r.vpas)
 		}
-		if err := yaml.UnmarshalStrict([]byte(doc), target); err != nil {
-			t.Fatalf("%s does not decode strictly: %v\n%s", gvk, err, doc)
-		}
-	}
+		return nil
+	})
 	for _, d := range r.deployments {
 		for _, c := range append(d.Spec.Template.Spec.InitContainers, d.Spec.Template.Spec.Containers...) {
 			r.imageRefs = append(r.imageRefs, c.Image)
 		}
 	}
 	return r
+}
+
+// decodeDocuments splits a `helm template` output of chart into its documents and decodes each STRICTLY into
+// the object target returns for its apiVersion/kind; nil (an object the test does not know) fails the test. It
+// returns the number of objects (documents with only comments do not count).
+func decodeDocuments(t *testing.T, manifests, chart string, target func(gvk string) any) int {
+	t.Helper()
+	objects := 0
+	for _, doc := range strings.Split(manifests, "\n---\n") {
+		doc = strings.TrimPrefix(strings.TrimSpace(doc), "---")
+		var head struct{ APIVersion, Kind string }
+		if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
+			t.Fatalf("document is not YAML: %v\n%s", err, doc)
+		}
+		if head.APIVersion == "" && head.Kind == "" {
+			continue // only comments
+		}
+		gvk := head.APIVersion + "/" + head.Kind
+		obj := target(gvk)
+		if obj == nil {
+			t.Fatalf("unexpected object %s in %s: add it to the test deliberately", gvk, chart)
+		}
+		if err := yaml.UnmarshalStrict([]byte(doc), obj); err != nil {
+			t.Fatalf("%s does not decode strictly: %v\n%s", gvk, err, doc)
+		}
+		objects++
+	}
+	return objects
+}
+
+// appendNew appends a zero T to s and returns a pointer to it, to decode into.
+func appendNew[T any](s *[]T) *T {
+	*s = append(*s, *new(T))
+	return &(*s)[len(*s)-1]
 }
 
 // deployment returns the only Deployment and its only container.

@@ -2,7 +2,6 @@ package charts_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 	"github.com/gardener/gardener/pkg/utils/kubernetes/health"
 	"github.com/gardener/gardener/pkg/utils/managedresources"
 	"github.com/go-logr/logr"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -31,7 +31,6 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/cmd/gardener-extension-runtime-gvisor/app"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
@@ -115,20 +114,15 @@ func TestInstallAndRunWithChartRBAC(t *testing.T) {
 
 	// The installed args, plus what only differs outside a pod: the API server connection and free local
 	// ports (later flags win).
-	healthPort, metricsPort := testutil.FreePort(t), testutil.FreePort(t)
+	healthPort, metricsPort, webhookPort := testutil.FreePort(t), testutil.FreePort(t), testutil.FreePort(t)
 	args := append(append([]string{}, deployment.Spec.Template.Spec.Containers[0].Args...),
 		"--kubeconfig="+kubeconfig,
+		// The OperatingSystemConfig webhook (registered with the chart's RBAC) on loopback, its certificates private.
+		"--webhook-config-server-host=127.0.0.1", "--webhook-config-server-port="+strconv.Itoa(webhookPort),
+		"--webhook-config-cert-dir="+t.TempDir(),
 		"--health-bind-address=127.0.0.1:"+strconv.Itoa(healthPort),
 		"--metrics-bind-address=127.0.0.1:"+strconv.Itoa(metricsPort))
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- app.Run(runCtx, args, io.Discard) }()
-	t.Cleanup(func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("controller: %v", err)
-		}
-	})
+	done := envtest.RunController(ctx, t, args)
 	eventually(t, done, "controller /readyz", func() error {
 		return httpOK(fmt.Sprintf("http://127.0.0.1:%d/readyz", healthPort))
 	})
@@ -143,21 +137,29 @@ func TestInstallAndRunWithChartRBAC(t *testing.T) {
 		})
 	}
 
+	// The OperatingSystemConfig webhook is registered (in the DaemonSet mode too) with the chart's RBAC: certificates
+	// from Gardener's secrets manager in the release namespace, the CA bundle injected, the chart's Service.
+	eventually(t, done, "MutatingWebhookConfiguration with CA bundle", func() error {
+		mwc := &admissionregistrationv1.MutatingWebhookConfiguration{}
+		if err := c.Get(ctx, client.ObjectKey{Name: "gardener-extension-runtime-gvisor"}, mwc); err != nil {
+			return err
+		}
+		if len(mwc.Webhooks) != 1 || len(mwc.Webhooks[0].ClientConfig.CABundle) == 0 {
+			return fmt.Errorf("webhooks %+v: want one with a CA bundle", mwc.Webhooks)
+		}
+		svc := mwc.Webhooks[0].ClientConfig.Service
+		if svc == nil || svc.Name != "gardener-extension-runtime-gvisor" || svc.Namespace != releaseNS || svc.Port == nil || *svc.Port != 443 {
+			return fmt.Errorf("clientConfig.service %+v: want the chart's Service gardener-extension-runtime-gvisor:443 in %s", svc, releaseNS)
+		}
+		return nil
+	})
+
 	// A ContainerRuntime as gardenlet creates it, reconciled into ManagedResources and deleted again.
 	ns := "shoot--rbac--test"
-	must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
-	must(t, c.Create(ctx, clusterResource(t, ns)))
-	cr := &extensionsv1alpha1.ContainerRuntime{
-		ObjectMeta: metav1.ObjectMeta{Name: "gvisor-pool", Namespace: ns,
-			Annotations: map[string]string{v1beta1constants.GardenerOperation: v1beta1constants.GardenerOperationReconcile}},
-		Spec: extensionsv1alpha1.ContainerRuntimeSpec{
-			DefaultSpec: extensionsv1alpha1.DefaultSpec{Type: "gvisor"},
-			BinaryPath:  "/var/bin/containerruntimes",
-			WorkerPool: extensionsv1alpha1.ContainerRuntimeWorkerPool{Name: "pool",
-				Selector: metav1.LabelSelector{MatchLabels: map[string]string{"worker.gardener.cloud/pool": "pool"}}},
-		},
-	}
-	must(t, c.Create(ctx, cr))
+	testutil.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	testutil.Must(t, c.Create(ctx, envtest.Cluster(ns, "test", "1.35.8")))
+	cr := envtest.ContainerRuntime(ns, "gvisor-pool", "pool", nil, v1beta1constants.GardenerOperationReconcile)
+	testutil.Must(t, c.Create(ctx, cr))
 	eventually(t, done, "ContainerRuntime reconciled", func() error {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(cr), cr); err != nil {
 			return err
@@ -169,17 +171,17 @@ func TestInstallAndRunWithChartRBAC(t *testing.T) {
 		return nil
 	})
 	mrs := &resourcesv1alpha1.ManagedResourceList{}
-	must(t, c.List(ctx, mrs, client.InNamespace(ns)))
+	testutil.Must(t, c.List(ctx, mrs, client.InNamespace(ns)))
 	if len(mrs.Items) != 2 {
 		t.Errorf("want the RuntimeClass and the pool's ManagedResource, got %d", len(mrs.Items))
 	}
 	objects, err := managedresources.GetObjects(ctx, c, ns, containerruntime.InstallationManagedResourceName("pool"))
-	must(t, err)
+	testutil.Must(t, err)
 	var images []string
 	sums := 0
 	for _, obj := range objects {
 		if ds, ok := obj.(*appsv1.DaemonSet); ok {
-			for _, ctr := range ds.Spec.Template.Spec.Containers {
+			for _, ctr := range append(ds.Spec.Template.Spec.InitContainers, ds.Spec.Template.Spec.Containers...) {
 				images = append(images, ctr.Image)
 			}
 		}
@@ -192,8 +194,9 @@ func TestInstallAndRunWithChartRBAC(t *testing.T) {
 	if sums != 1 {
 		t.Errorf("the pool's runsc ConfigMap does not carry SHA512SUMS.amd64 and SHA512SUMS.arm64")
 	}
-	if want := "registry.example.com/gvisor/runtime-gvisor-installation:v0.1.0-custom"; len(images) != 1 || images[0] != want {
-		t.Errorf("installation images %v, want [%s] from the chart's imageVectorOverwrite", images, want)
+	// Both containers (the installer and the idle process) run the one installation image.
+	if want := "registry.example.com/gvisor/runtime-gvisor-installation:v0.1.0-custom"; len(images) != 2 || images[0] != want || images[1] != want {
+		t.Errorf("installation images %v, want the installer and the idle container on %s from the chart's imageVectorOverwrite", images, want)
 	}
 	// Migrate (the ManagedResources go, their objects stay) and Restore (they come back), as gardenlet drives a
 	// control plane migration, with the chart's RBAC only.
@@ -201,7 +204,7 @@ func TestInstallAndRunWithChartRBAC(t *testing.T) {
 	waitApplied(t, done, c, ns, poolMR)
 	operate(t, done, c, cr, v1beta1constants.GardenerOperationMigrate, "Migrate")
 	eventually(t, done, "ManagedResources removed by Migrate", func() error {
-		must(t, c.List(ctx, mrs, client.InNamespace(ns)))
+		testutil.Must(t, c.List(ctx, mrs, client.InNamespace(ns)))
 		if len(mrs.Items) != 0 {
 			return fmt.Errorf("%d ManagedResources left", len(mrs.Items))
 		}
@@ -214,9 +217,9 @@ func TestInstallAndRunWithChartRBAC(t *testing.T) {
 	// Delete takes the uninstall path: the controller swaps the pool's content to the uninstall (a new Secret and
 	// an update of the pool's ManagedResource) and waits for it, then removes both ManagedResources.
 	events, err := cp.AuditEvents()
-	must(t, err)
+	testutil.Must(t, err)
 	mark := len(events)
-	must(t, c.Delete(ctx, cr))
+	testutil.Must(t, c.Delete(ctx, cr))
 	eventually(t, done, "ContainerRuntime deleted", func() error {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(cr), cr); err == nil {
 			return fmt.Errorf("still there: lastOperation %+v, lastError %+v", cr.Status.LastOperation, cr.Status.LastError)
@@ -225,7 +228,7 @@ func TestInstallAndRunWithChartRBAC(t *testing.T) {
 	})
 
 	events, err = cp.AuditEvents()
-	must(t, err)
+	testutil.Must(t, err)
 	swapped := false
 	for _, e := range events[mark:] {
 		if e.User.Username == "system:serviceaccount:"+releaseNS+":"+serviceAccount && e.ObjectRef.Resource == "managedresources" &&
@@ -248,6 +251,8 @@ func TestInstallAndRunWithChartRBAC(t *testing.T) {
 		{Verb: "delete", Group: "extensions.gardener.cloud", Resource: "containerruntimes", Namespace: ns},
 		{Verb: "update", Group: "extensions.gardener.cloud", Resource: "clusters"},
 		{Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "clusterroles"},
+		{Verb: "update", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "someone-else"},
+		{Verb: "create", Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations"},
 	} {
 		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 			User:               "system:serviceaccount:" + releaseNS + ":" + serviceAccount,
@@ -269,14 +274,14 @@ func TestInstallAndRunWithChartRBAC(t *testing.T) {
 }
 
 // operate sets gardenlet's operation annotation op on cr and waits for lastOperation typ to succeed.
-func operate(t *testing.T, done chan error, c client.Client, cr *extensionsv1alpha1.ContainerRuntime, op, typ string) {
+func operate(t *testing.T, done *envtest.Controller, c client.Client, cr *extensionsv1alpha1.ContainerRuntime, op, typ string) {
 	t.Helper()
 	ctx := context.Background()
-	must(t, c.Get(ctx, client.ObjectKeyFromObject(cr), cr))
+	testutil.Must(t, c.Get(ctx, client.ObjectKeyFromObject(cr), cr))
 	patch := client.MergeFrom(cr.DeepCopy())
 	metav1.SetMetaDataAnnotation(&cr.ObjectMeta, v1beta1constants.GardenerOperation, op)
 	since := time.Now().Truncate(time.Second)
-	must(t, c.Patch(ctx, cr, patch))
+	testutil.Must(t, c.Patch(ctx, cr, patch))
 	eventually(t, done, "ContainerRuntime "+typ, func() error {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(cr), cr); err != nil {
 			return err
@@ -292,7 +297,7 @@ func operate(t *testing.T, done chan error, c client.Client, cr *extensionsv1alp
 }
 
 // waitApplied waits until gardener-resource-manager applied the ManagedResource's current content.
-func waitApplied(t *testing.T, done chan error, c client.Client, ns, name string) {
+func waitApplied(t *testing.T, done *envtest.Controller, c client.Client, ns, name string) {
 	t.Helper()
 	eventually(t, done, "ManagedResource "+name+" applied", func() error {
 		mr := &resourcesv1alpha1.ManagedResource{}
@@ -328,53 +333,23 @@ func serviceAccountKubeconfig(ctx context.Context, t *testing.T, cp *envtest.Con
 func adminClient(t *testing.T, cp *envtest.ControlPlane) client.Client {
 	t.Helper()
 	scheme := runtime.NewScheme()
-	must(t, extensionscontroller.AddToScheme(scheme))
-	must(t, kubernetesscheme.AddToScheme(scheme))
+	testutil.Must(t, extensionscontroller.AddToScheme(scheme))
+	testutil.Must(t, kubernetesscheme.AddToScheme(scheme))
 	c, err := client.New(cp.Config, client.Options{Scheme: scheme})
-	must(t, err)
+	testutil.Must(t, err)
 	return c
 }
 
-// clusterResource is the Cluster gardenlet writes for a shoot; the extension library reads the shoot from it.
-func clusterResource(t *testing.T, ns string) *extensionsv1alpha1.Cluster {
-	raw := func(v any) runtime.RawExtension {
-		b, err := json.Marshal(v)
-		must(t, err)
-		return runtime.RawExtension{Raw: b}
-	}
-	seed := raw(map[string]any{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Seed", "metadata": map[string]any{"name": "local"}})
-	return &extensionsv1alpha1.Cluster{
-		ObjectMeta: metav1.ObjectMeta{Name: ns},
-		Spec: extensionsv1alpha1.ClusterSpec{
-			CloudProfile: raw(map[string]any{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "CloudProfile", "metadata": map[string]any{"name": "local"}}),
-			Seed:         &seed,
-			Shoot: raw(map[string]any{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot",
-				"metadata": map[string]any{"name": "test", "namespace": "garden-rbac"},
-				"spec":     map[string]any{"kubernetes": map[string]any{"version": "1.35.8"}}}),
-		},
-	}
-}
-
 // eventually polls check every 200ms for up to a minute; it stops early if the controller exits.
-func eventually(t *testing.T, controllerDone chan error, what string, check func() error) {
+func eventually(t *testing.T, controller *envtest.Controller, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
+	testutil.EventuallyWithin(t, time.Minute, what, func() error {
 		err := check()
-		if err == nil {
-			return
-		}
-		select {
-		case cerr := <-controllerDone:
-			controllerDone <- cerr // for the cleanup
+		if exited, cerr := controller.Exited(); err != nil && exited {
 			t.Fatalf("%s: controller exited: %v (last check: %v)", what, cerr, err)
-		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %v", what, err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return err
+	})
 }
 
 func httpOK(url string) error {
@@ -388,9 +363,4 @@ func httpOK(url string) error {
 		return fmt.Errorf("%s: %d %s", url, resp.StatusCode, body)
 	}
 	return nil
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	testutil.Must(t, err)
 }

@@ -20,9 +20,13 @@ func TestRBAC(t *testing.T) {
 		{APIGroups: []string{"extensions.gardener.cloud"}, Resources: []string{"containerruntimes"}, Verbs: []string{"get", "list", "watch", "update", "patch"}},
 		{APIGroups: []string{"extensions.gardener.cloud"}, Resources: []string{"containerruntimes/status"}, Verbs: []string{"get", "update", "patch"}},
 		{APIGroups: []string{"extensions.gardener.cloud"}, Resources: []string{"clusters"}, Verbs: []string{"get", "list", "watch"}},
+		{APIGroups: []string{"extensions.gardener.cloud"}, Resources: []string{"operatingsystemconfigs"}, Verbs: []string{"get", "list"}},
 		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{"resources.gardener.cloud"}, Resources: []string{"managedresources"}, Verbs: rw},
 		{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "create", "update", "patch", "delete"}},
+		{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"mutatingwebhookconfigurations"}, Verbs: []string{"get", "list", "watch", "create"}},
+		{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"mutatingwebhookconfigurations"},
+			ResourceNames: []string{"gardener-extension-runtime-gvisor"}, Verbs: []string{"update", "patch"}},
 		{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
 	}
 	if diff := cmp.Diff(wantCluster, r.clusterRoles[0].Rules); diff != "" {
@@ -32,6 +36,7 @@ func TestRBAC(t *testing.T) {
 		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"create", "get", "list", "watch"}},
 		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"},
 			ResourceNames: []string{"gardener-extension-runtime-gvisor-leader-election", "gardener-extension-heartbeat"}, Verbs: []string{"update", "patch"}},
+		{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "list", "create", "update", "patch", "delete"}},
 	}
 	if diff := cmp.Diff(wantNamespaced, r.roles[0].Rules); diff != "" {
 		t.Errorf("Role rules (-want +got):\n%s", diff)

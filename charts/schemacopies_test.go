@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"testing"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
 // schemaCopies maps each chart's values.schema.json to the one file it is a copy of. One source of truth per
@@ -24,7 +26,7 @@ func TestSchemaCopiesAreCurrent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if os.Getenv("UPDATE_SNAPSHOTS") == "1" {
+		if testutil.Updating() {
 			_ = os.Remove(cp) // a symbolic link is replaced, not written through
 			if err := os.WriteFile(cp, want, 0o644); err != nil {
 				t.Fatal(err)

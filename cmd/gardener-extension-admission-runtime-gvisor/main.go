@@ -5,17 +5,8 @@
 package main
 
 import (
-	"fmt"
-	"os"
-
-	"sigs.k8s.io/controller-runtime/pkg/manager/signals"
-
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/cmd/gardener-extension-admission-runtime-gvisor/app"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/cli"
 )
 
-func main() {
-	if err := app.Main(signals.SetupSignalHandler(), os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "gardener-extension-admission-runtime-gvisor:", err)
-		os.Exit(1)
-	}
-}
+func main() { cli.Execute(app.Name, app.Command()) }

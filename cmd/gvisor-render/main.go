@@ -1,10 +1,16 @@
 // Command gvisor-render prints, as multi-document YAML, every object the extension puts into a shoot for the
-// ContainerRuntimes in a file: the RuntimeClass chart once and each pool's installation chart.
+// ContainerRuntimes in a file: the RuntimeClass chart once and each pool's installation chart. It renders through
+// pkg/render's Renderer.Shoot, the function the controller deploys from, with the same operator settings as flags
+// of the same names (--readiness-gate, --prove-sandbox, --delivery-mode) and what the controller reads from the
+// shoot's Cluster as flags (--kubernetes-version, --architecture), so that its output is byte for byte what the
+// controller puts into the shoot's ManagedResources (a test in pkg/controller/containerruntime holds them equal).
 //
-//	gvisor-render -f CONTAINERRUNTIME.yaml [--image-vector-overwrite FILE] [--readiness-gate] [--prove-sandbox=false] [--uninstall]
+//	gvisor-render -f CONTAINERRUNTIME.yaml [--kubernetes-version V] [--architecture POOL=ARCH]... [--image-vector-overwrite FILE]
+//	              [--readiness-gate] [--prove-sandbox=false] [--delivery-mode daemonset|operatingsystemconfig] [--uninstall]
 //
 // --uninstall prints what the extension puts into the shoot while it removes gVisor from the pools instead: each
-// pool's installation DaemonSet in uninstall mode (pkg/render ShootUninstall).
+// pool's installation DaemonSet in uninstall mode. Why the readiness gate is off although --readiness-gate asks for
+// it (a shoot below Kubernetes 1.30, an unknown version, the OperatingSystemConfig mode) goes to standard error.
 //
 // Images follow the extension's rule (see imagevector/README.md): a release build tags our images with its
 // version, any other build keeps the last released tag; IMAGEVECTOR_OVERWRITE or --image-vector-overwrite apply on

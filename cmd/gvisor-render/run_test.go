@@ -5,12 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
 const example = "../../example/containerruntime.yaml"
@@ -24,11 +26,14 @@ func runCmd(t *testing.T, version string, args ...string) (code int, stdout, std
 
 var imageLine = regexp.MustCompile(`(?m)^\s*image:\s*(\S+)\s*$`)
 
-// imageRefs returns every image reference in rendered YAML.
+// imageRefs returns every distinct image reference in rendered YAML, in order.
 func imageRefs(yaml string) []string {
 	var refs []string
 	for _, m := range imageLine.FindAllStringSubmatch(yaml, -1) {
-		refs = append(refs, m[1])
+		// The installation pod's init container (installer) and main container (idle) share one image.
+		if !slices.Contains(refs, m[1]) {
+			refs = append(refs, m[1])
+		}
 	}
 	return refs
 }
@@ -57,11 +62,24 @@ func TestTwoPoolsSnapshot(t *testing.T) {
 
 // TestReadinessGateSnapshot: --readiness-gate renders the gate's objects for both charts.
 func TestReadinessGateSnapshot(t *testing.T) {
-	out := snapshot(t, example, "example-readiness-gate.yaml", "--readiness-gate")
+	out := snapshot(t, example, "example-readiness-gate.yaml", "--readiness-gate", "--kubernetes-version", "1.33.4")
 	for _, s := range []string{"kind: ValidatingAdmissionPolicy\n", "kind: ValidatingAdmissionPolicyBinding", "kind: ClusterRole\n",
 		"kind: ClusterRoleBinding", "kind: ServiceAccount", "- --label-node", "gvisor.runtime.extensions.gardener.cloud/ready: \"true\""} {
 		if !strings.Contains(out, s) {
 			t.Errorf("output lacks %q", s)
+		}
+	}
+}
+
+// TestReadinessGateVersionFloor: like the controller, gvisor-render renders the gate only for shoots on 1.30 or
+// later (an unknown version included: none given), says why on stderr, and prints exactly the output without it.
+func TestReadinessGateVersionFloor(t *testing.T) {
+	t.Setenv(imagevector.OverrideEnv, "")
+	_, plain, _ := runCmd(t, "v0.1.0-dev", "-f", example, "--kubernetes-version", "1.29.15")
+	for _, version := range []string{"1.29.15", ""} {
+		code, out, stderr := runCmd(t, "v0.1.0-dev", "-f", example, "--readiness-gate", "--kubernetes-version", version)
+		if code != 0 || out != plain || !strings.Contains(stderr, "readiness gate off: the shoot") {
+			t.Errorf("version %q: exit %d, stderr %q; output equals the gate-off output: %v", version, code, stderr, out == plain)
 		}
 	}
 }
@@ -78,7 +96,7 @@ func TestUninstallSnapshot(t *testing.T) {
 			t.Errorf("uninstall output contains %q", s)
 		}
 	}
-	gated := snapshot(t, example, "example-uninstall-readiness-gate.yaml", "--uninstall", "--readiness-gate")
+	gated := snapshot(t, example, "example-uninstall-readiness-gate.yaml", "--uninstall", "--readiness-gate", "--kubernetes-version", "1.33.4")
 	for _, s := range []string{"kind: ServiceAccount", "kind: ClusterRoleBinding", "- --label-node", "name: NODE_NAME"} {
 		if !strings.Contains(gated, s) {
 			t.Errorf("uninstall output with the gate lacks %q", s)
@@ -94,20 +112,7 @@ func snapshot(t *testing.T, file, golden string, flags ...string) string {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	golden = filepath.Join("testdata", golden)
-	if os.Getenv("UPDATE_SNAPSHOTS") == "1" {
-		if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run `make snapshots`)", err)
-	}
-	if diff := cmp.Diff(string(want), out); diff != "" {
-		t.Errorf("%s is stale (-want +got); run `make snapshots` if intended:\n%s", golden, diff)
-	}
+	testutil.Golden(t, filepath.Join("testdata", golden), out)
 	return out
 }
 
@@ -242,7 +247,8 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestUsage(t *testing.T) {
-	for name, args := range map[string][]string{"no -f": nil, "extra argument": {"-f", example, "x"}, "unknown flag": {"--nope"}} {
+	for name, args := range map[string][]string{"no -f": nil, "extra argument": {"-f", example, "x"}, "unknown flag": {"--nope"},
+		"unknown delivery mode": {"-f", example, "--delivery-mode", "ssh"}, "architecture without pool": {"-f", example, "--architecture", "arm64"}} {
 		t.Run(name, func(t *testing.T) {
 			if code, _, stderr := runCmd(t, "v9.8.7", args...); code != 2 || !strings.Contains(stderr, "Usage: gvisor-render") {
 				t.Errorf("exit %d, stderr %q: want 2 and the usage", code, stderr)

@@ -62,13 +62,8 @@ func validateWorker(w *gardencorev1beta1.Worker, p *field.Path) field.ErrorList 
 		if cr.ProviderConfig != nil {
 			raw = cr.ProviderConfig.Raw
 		}
-		cfg, err := v1alpha1.Decode(raw)
-		if err != nil {
-			errs = append(errs, rebase(err, pcPath)...)
-			errs = append(errs, validateDecodable(raw, pcPath)...)
-			continue
-		}
-		errs = append(errs, v1alpha1.Validate(cfg, pcPath)...)
+		_, cfgErrs := v1alpha1.Parse(raw, pcPath)
+		errs = append(errs, cfgErrs...)
 	}
 	return errs
 }

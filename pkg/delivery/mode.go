@@ -15,7 +15,7 @@ const (
 	// DaemonSet (the default): a per-pool installation DaemonSet in the shoot installs runsc, registers it with
 	// containerd and proves a sandbox before its pod is Ready.
 	DaemonSet Mode = "daemonset"
-	// OperatingSystemConfig: the extension's OperatingSystemConfig webhook adds runsc's files (imageRef) and its
+	// OperatingSystemConfig means the extension's OperatingSystemConfig webhook adds runsc's files (imageRef) and its
 	// containerd plugin config to the pool's OSC; gardener-node-agent applies them before kubelet starts. No pod
 	// in the shoot touches the node.
 	OperatingSystemConfig Mode = "operatingsystemconfig"

@@ -11,7 +11,7 @@ import (
 )
 
 // benchValues are one realistic pool: Gardener's labels, Istio's net-raw and debug logging.
-func benchValues(b *testing.B, r *render.Renderer) render.InstallationValues {
+func benchValues(b *testing.B) render.InstallationValues {
 	v, err := render.ForContainerRuntime(containerRuntime("gvisor",
 		`{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration",`+
 			`"configFlags":{"net-raw":"true","debug":"true","debug-log":"/var/log/runsc/"}}`))
@@ -28,7 +28,7 @@ func benchValues(b *testing.B, r *render.Renderer) render.InstallationValues {
 // Run: go test -run '^$' -bench RenderInstallation -benchmem ./pkg/render/
 func BenchmarkRenderInstallation(b *testing.B) {
 	r := newRenderer(b, "v0.1.0-dev", "")
-	values := benchValues(b, r)
+	values := benchValues(b)
 
 	b.Run("render=ours", func(b *testing.B) {
 		b.ReportAllocs()
@@ -61,7 +61,7 @@ func BenchmarkRenderInstallation(b *testing.B) {
 // BenchmarkRenderPool renders everything one pool needs (RuntimeClass chart + installation chart), both ways.
 func BenchmarkRenderPool(b *testing.B) {
 	r := newRenderer(b, "v0.1.0-dev", "")
-	values := benchValues(b, r)
+	values := benchValues(b)
 
 	b.Run("render=ours", func(b *testing.B) {
 		b.ReportAllocs()

@@ -1,8 +1,6 @@
 package render
 
 import (
-	"fmt"
-
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,46 +13,28 @@ import (
 // Type is the ContainerRuntime type this extension handles.
 const Type = "gvisor"
 
-// ForContainerRuntime maps a ContainerRuntime of type gvisor to the values of its pool's installation chart:
-// spec.workerPool.name, the selector's matchLabels (node selector) and matchExpressions (node affinity),
-// spec.binaryPath and the runsc flags of spec.providerConfig (decoded strictly and checked against the
-// allowlist). Every problem is reported at once in a *ConfigurationError naming the field.
-func ForContainerRuntime(cr *extensionsv1alpha1.ContainerRuntime) (InstallationValues, error) {
-	if cr == nil {
-		return InstallationValues{}, fmt.Errorf("ForContainerRuntime: nil ContainerRuntime")
-	}
+// readContainerRuntime reads a ContainerRuntime of type gvisor once: the values of its pool's installation chart
+// (spec.workerPool.name, the selector's matchLabels as node selector and matchExpressions as node affinity,
+// spec.binaryPath) and, to install, its providerConfig (v1alpha1.Parse: decoded strictly and checked against the
+// allowlist once; its flags become ConfigFlags). To uninstall (Mode ModeUninstall) the providerConfig is not read,
+// so one that no longer decodes (an older or broken one) cannot block the removal; the Config is then nil. Every
+// problem is reported at once in a *ConfigurationError naming the field.
+func readContainerRuntime(cr *extensionsv1alpha1.ContainerRuntime, uninstall bool) (InstallationValues, *v1alpha1.GVisorConfiguration, error) {
 	v, errs := poolValues(cr)
+	if uninstall {
+		v.Mode = ModeUninstall
+		return v, nil, configurationError(errs)
+	}
 	var raw []byte
 	if cr.Spec.ProviderConfig != nil {
 		raw = cr.Spec.ProviderConfig.Raw
 	}
-	cfg, err := v1alpha1.Decode(raw)
-	if err != nil {
-		errs = append(errs, asFieldErrors(err)...)
-	} else {
-		errs = append(errs, v1alpha1.Validate(cfg, v1alpha1.ProviderConfigPath)...)
-	}
-	if len(errs) > 0 {
-		return InstallationValues{}, &ConfigurationError{Errs: errs}
+	cfg, cfgErrs := v1alpha1.Parse(raw, v1alpha1.ProviderConfigPath)
+	if err := configurationError(append(errs, cfgErrs...)); err != nil {
+		return InstallationValues{}, nil, err
 	}
 	v.ConfigFlags = copyMap(cfg.ConfigFlags)
-	return v, nil
-}
-
-// ForUninstall maps a ContainerRuntime of type gvisor to the values of its pool's installation chart in
-// uninstall mode (Mode ModeUninstall), for removing gVisor from the pool: the pool's name, selector and
-// binaryPath as in ForContainerRuntime. spec.providerConfig is not read, so a providerConfig that no longer
-// decodes (an older or broken one) cannot block the removal. Set ReadinessGate as for the install.
-func ForUninstall(cr *extensionsv1alpha1.ContainerRuntime) (InstallationValues, error) {
-	if cr == nil {
-		return InstallationValues{}, fmt.Errorf("ForUninstall: nil ContainerRuntime")
-	}
-	v, errs := poolValues(cr)
-	if len(errs) > 0 {
-		return InstallationValues{}, &ConfigurationError{Errs: errs}
-	}
-	v.Mode = ModeUninstall
-	return v, nil
+	return v, cfg, nil
 }
 
 // poolValues checks and maps what locates the pool's nodes: type, pool name, binaryPath and selector.
@@ -101,23 +81,6 @@ func nodeAffinity(exprs []metav1.LabelSelectorRequirement) *corev1.NodeAffinity 
 	}
 }
 
-// asFieldErrors unpacks the aggregate of field errors v1alpha1.Decode returns.
-func asFieldErrors(err error) field.ErrorList {
-	type aggregate interface{ Errors() []error }
-	var out field.ErrorList
-	if agg, ok := err.(aggregate); ok {
-		for _, e := range agg.Errors() {
-			if fe, ok := e.(*field.Error); ok {
-				out = append(out, fe)
-				continue
-			}
-			out = append(out, field.Invalid(v1alpha1.ProviderConfigPath, "", e.Error()))
-		}
-		return out
-	}
-	return field.ErrorList{field.Invalid(v1alpha1.ProviderConfigPath, "", err.Error())}
-}
-
 func copyMap(m map[string]string) map[string]string {
 	if len(m) == 0 {
 		return nil
@@ -127,18 +90,4 @@ func copyMap(m map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
-}
-
-// TestImageTag returns the providerConfig's testImageTag of cr and whether it is set. It decodes strictly and
-// reports "not set" for a providerConfig that does not decode (ForContainerRuntime reports that error).
-// The field is kept so that old configurations decode; the controller decides what it means.
-func TestImageTag(cr *extensionsv1alpha1.ContainerRuntime) (string, bool) {
-	if cr == nil || cr.Spec.ProviderConfig == nil {
-		return "", false
-	}
-	cfg, err := v1alpha1.Decode(cr.Spec.ProviderConfig.Raw)
-	if err != nil || cfg.TestImageTag == nil {
-		return "", false
-	}
-	return *cfg.TestImageTag, true
 }

@@ -138,12 +138,24 @@ func TestForContainerRuntimeErrors(t *testing.T) {
 	}
 }
 
+// TestTestImageTag: the providerConfig is decoded once, and its testImageTag comes with the pool's objects (the
+// controller warns that it has no effect).
 func TestTestImageTag(t *testing.T) {
-	cr := containerRuntime("gvisor", `{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration","testImageTag":"v0.5.1"}`)
-	if tag, ok := render.TestImageTag(cr); !ok || tag != "v0.5.1" {
-		t.Errorf("TestImageTag() = %q, %v", tag, ok)
-	}
-	if _, ok := render.TestImageTag(containerRuntime("gvisor", istio)); ok {
-		t.Error("TestImageTag() reports a tag that is not set")
+	r := newRenderer(t, "v0.0.0-dev", "")
+	for raw, want := range map[string]string{
+		`{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration","testImageTag":"v0.5.1"}`: "v0.5.1",
+		istio: "",
+	} {
+		out, err := r.Shoot(render.Settings{}, render.ShootInput{ContainerRuntimes: []*extensionsv1alpha1.ContainerRuntime{containerRuntime("gvisor", raw)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if tag := out.Pools[0].Config.TestImageTag; tag != nil {
+			got = *tag
+		}
+		if got != want {
+			t.Errorf("%s: testImageTag %q, want %q", raw, got, want)
+		}
 	}
 }

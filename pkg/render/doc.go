@@ -1,22 +1,53 @@
-// Package render renders the charts the extension puts into a shoot (the RuntimeClass chart and the per-pool
-// installation chart, embedded by package charts) with Helm's own engine, from typed values.
+// Package render decides and renders what the extension puts into a shoot: the RuntimeClass chart and the per-pool
+// installation chart (embedded by package charts), with Helm's own engine, from typed values.
+//
+// Renderer.Shoot (shoot.go) is the one composition root: from a shoot's ContainerRuntimes, its Kubernetes version,
+// its pools' architectures and the operator's Settings (readiness gate, sandbox proof, delivery mode) it decides the
+// whole policy (image vector targetVersion, the readiness gate's version floor, the installation values, install or
+// uninstall, DaemonSet or OperatingSystemConfig delivery) and returns ShootObjects, typed per ManagedResource. The
+// controller (pkg/controller/containerruntime) deploys that result, gvisor-render prints it whole, and a test there
+// holds the two byte-identical. Renderer.RuntimeClass and Renderer.Installation render one chart from typed values
+// given directly (tests, tools), without the policy.
 //
 // A Renderer parses the embedded charts and compiles their values schemas once in New and is then safe for
 // concurrent use. Each render validates the values against the chart's values.schema.json, renders, and decodes
 // every rendered object strictly into its k8s.io/api type (an unknown or duplicate field is an error), so a
 // template typo fails a test instead of a cluster. Output is deterministic: the same values give the same bytes.
 //
-// The scheduling readiness gate (docs/readiness-gate.md) is an operator setting, off by default: switch it on
-// for both charts together, with RuntimeClassValues.ReadinessGate and InstallationValues.ReadinessGate or with
-// ShootOptions.ReadinessGate; off, the output is exactly what it was before the gate existed.
+// Readiness gate: see docs/readiness-gate.md and package nodelabel; readinessGate (readinessgate.go) decides where
+// it is rendered. Sandbox proof: on unless Settings.SkipSandboxProof. Uninstall (InstallationValues.Mode
+// ModeUninstall) renders the same DaemonSet running `gvisor-installer uninstall`; the controller's Delete rolls it
+// out (pkg/controller/containerruntime, uninstall.go).
 //
-// The installer's sandbox proof (the installation chart's proveSandbox, --prove-sandbox) is on by default; the
-// operator setting InstallationValues.SkipSandboxProof or ShootOptions.SkipSandboxProof switches it off.
+// # From ContainerRuntime to runsc.toml
 //
-// The installation chart has two modes (InstallationValues.Mode): install (the default) and uninstall, which
-// renders the same DaemonSet running `gvisor-installer uninstall`, for removing gVisor from a pool: the controller
-// replaces the content of the pool's ManagedResource with ForUninstall's rendering, the pods roll node by node from
-// install to uninstall, and a Ready uninstall pod (label ModeLabel=uninstall) means its node is clean.
+// A providerConfig is read once and its flags are checked by one rule set (v1alpha1.Parse, whose allowlist is
+// v1alpha1.ValidateFlags; the garden's admission, pkg/admission, runs the same Parse). The hops of the flags from
+// the ContainerRuntime to the node's runsc.toml, before issue 13 and now:
+//
+// Before (11 hops; the flags checked five times by four rule sets, the providerConfig decoded twice per reconcile):
+//
+//  1. v1alpha1.Decode: strict decode, its field.ErrorList packed into an aggregate error
+//  2. asFieldErrors: the aggregate unpacked into a field.ErrorList again
+//  3. v1alpha1.Validate: the allowlist (1st run)
+//  4. the flags copied into InstallationValues (ForContainerRuntime)
+//  5. TestImageTag: the providerConfig decoded a second time for the testImageTag warning
+//  6. WithDefaults in Renderer.Installation
+//  7. validateInstallationValues: the flags wrapped back into a GVisorConfiguration, the allowlist again (2nd run)
+//  8. toMap: typed values to Helm's value map
+//  9. values.schema.json: a third rule set for flag names and values (patterns)
+//  10. the template writes runsc.toml into the pool's ConfigMap
+//  11. the installer on the node parses it (pkg/installer/runscconfig, the fourth rule set) and writes runsc.toml
+//
+// Now (6 hops; the allowlist once, the schema checks shape only, the node keeps its own guard):
+//
+//  1. v1alpha1.Parse: one strict decode and the allowlist, every error at once as a field.ErrorList; the decoded
+//     configuration travels with the pool's objects (PoolObjects.Config: testImageTag for the controller's warning)
+//  2. the flags copied into InstallationValues (readContainerRuntime)
+//  3. WithDefaults (renderInstallation, the one place defaults are applied)
+//  4. toMap: typed values to Helm's value map; values.schema.json checks only that configFlags maps strings to strings
+//  5. the template writes runsc.toml into the pool's ConfigMap
+//  6. the installer on the node parses it (pkg/installer/runscconfig: it trusts no input) and writes runsc.toml
 //
 // Errors caused by user input (the ContainerRuntime's worker pool, binaryPath, selector or providerConfig)
 // are *ConfigurationError values. They implement Gardener's error coder interface

@@ -40,20 +40,20 @@ func Example() {
 			},
 		},
 	}
-	values, err := render.ForContainerRuntime(cr)
+	// The operator's settings (here the defaults) and what the shoot asks for: the extension's whole policy.
+	shoot, err := r.Shoot(render.Settings{}, render.ShootInput{
+		ContainerRuntimes: []*extensionsv1alpha1.ContainerRuntime{cr},
+		KubernetesVersion: "1.33.4",
+	})
 	if render.IsConfigurationError(err) {
 		// The user's input is wrong: report it (the error carries ERR_CONFIGURATION_PROBLEM), don't retry.
 		fmt.Println(err)
 		return
 	}
-	installation, err := r.Installation(values)
 	if err != nil {
 		panic(err)
 	}
-	runtimeClass, err := r.RuntimeClass(render.RuntimeClassValues{})
-	if err != nil {
-		panic(err)
-	}
+	runtimeClass, installation := shoot.RuntimeClass, shoot.Pools[0].Installation // one ManagedResource each
 
 	for _, m := range []*render.Manifests{runtimeClass, installation} {
 		var keys []string

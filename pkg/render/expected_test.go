@@ -138,7 +138,7 @@ func expectedDaemonSet(p dsParams) *appsv1.DaemonSet {
 					SecurityContext: &corev1.PodSecurityContext{
 						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 					},
-					Containers: []corev1.Container{{
+					InitContainers: []corev1.Container{{
 						Name:                     "installer",
 						Image:                    p.image,
 						ImagePullPolicy:          corev1.PullIfNotPresent,
@@ -147,14 +147,7 @@ func expectedDaemonSet(p dsParams) *appsv1.DaemonSet {
 							"/gvisor-installer", "install", "--host-root=/host", "--source=/opt/gvisor",
 							"--bin-dir=" + p.binaryPath, "--runsc-config=/etc/gvisor-installer/runsc.toml", "--prove-sandbox=" + strconv.FormatBool(!p.skipSandboxProof),
 							"--release-sums=/etc/gvisor-installer",
-							"--restart=systemd", "--idle", "--ready-file=/run/gvisor-installer/ready", "--termination-message=/dev/termination-log",
-						},
-						ReadinessProbe: &corev1.Probe{
-							ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{
-								"/gvisor-idle", "ready", "--ready-file=/run/gvisor-installer/ready",
-							}}},
-							PeriodSeconds:    10,
-							FailureThreshold: 3,
+							"--restart=systemd", "--ready-file=/run/gvisor-installer/ready", "--termination-message=/dev/termination-log",
 						},
 						Resources: corev1.ResourceRequirements{
 							Requests: corev1.ResourceList{
@@ -179,6 +172,7 @@ func expectedDaemonSet(p dsParams) *appsv1.DaemonSet {
 							{Name: "state", MountPath: "/run/gvisor-installer"},
 						},
 					}},
+					Containers: []corev1.Container{expectedIdleContainer(p.image)},
 					Volumes: []corev1.Volume{
 						{Name: "bin-dir", VolumeSource: hostPath(p.binaryPath, corev1.HostPathDirectoryOrCreate)},
 						{Name: "containerd-config", VolumeSource: hostPath("/etc/containerd", corev1.HostPathDirectoryOrCreate)},
@@ -202,10 +196,10 @@ func expectedDaemonSet(p dsParams) *appsv1.DaemonSet {
 		ds.Spec.Template.Labels = map[string]string{"app.kubernetes.io/name": "gvisor-installation", "app.kubernetes.io/instance": p.pool,
 			"gvisor.runtime.extensions.gardener.cloud/mode": "uninstall"}
 		ds.Spec.Template.Annotations = nil
-		c := &ds.Spec.Template.Spec.Containers[0]
+		c := &ds.Spec.Template.Spec.InitContainers[0]
 		c.Command = []string{
 			"/gvisor-installer", "uninstall", "--host-root=/host", "--bin-dir=" + p.binaryPath,
-			"--restart=systemd", "--idle", "--ready-file=/run/gvisor-installer/ready", "--termination-message=/dev/termination-log",
+			"--restart=systemd", "--ready-file=/run/gvisor-installer/ready", "--termination-message=/dev/termination-log",
 		}
 		c.VolumeMounts = []corev1.VolumeMount{
 			{Name: "bin-dir", MountPath: "/host" + p.binaryPath},
@@ -225,4 +219,36 @@ func expectedDaemonSet(p dsParams) *appsv1.DaemonSet {
 		}
 	}
 	return ds
+}
+
+// expectedIdleContainer is the installation pod's main container: gvisor-idle from the installation image, keeping
+// the pod (and its init container's report) on the node, and its readiness probe on the installer's ready file;
+// not root, no capability, only the ready file's emptyDir mounted, read-only.
+func expectedIdleContainer(image string) corev1.Container {
+	return corev1.Container{
+		Name:            "idle",
+		Image:           image,
+		ImagePullPolicy: corev1.PullIfNotPresent,
+		Command:         []string{"/gvisor-idle"},
+		ReadinessProbe: &corev1.Probe{
+			ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{
+				"/gvisor-idle", "ready", "--ready-file=/run/gvisor-installer/ready",
+			}}},
+			PeriodSeconds:    10,
+			FailureThreshold: 3,
+		},
+		Resources: corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1m"), corev1.ResourceMemory: resource.MustParse("4Mi")},
+			Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("16Mi")},
+		},
+		SecurityContext: &corev1.SecurityContext{
+			RunAsUser:                ptr.To[int64](65532),
+			RunAsGroup:               ptr.To[int64](65532),
+			RunAsNonRoot:             ptr.To(true),
+			ReadOnlyRootFilesystem:   ptr.To(true),
+			AllowPrivilegeEscalation: ptr.To(false),
+			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+		},
+		VolumeMounts: []corev1.VolumeMount{{Name: "state", MountPath: "/run/gvisor-installer", ReadOnly: true}},
+	}
 }

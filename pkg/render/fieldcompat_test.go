@@ -211,7 +211,8 @@ func decodeCR(t *testing.T, doc string) *extensionsv1alpha1.ContainerRuntime {
 }
 
 // TestFieldProviderConfigs renders every providerConfig the original extension documents, through both ways into
-// the renderer (Shoot, as gvisor-render does, and ForContainerRuntime + Installation, as the controller does), and
+// the renderer (Shoot, as the controller and gvisor-render do, and ForContainerRuntime + Installation, the typed
+// values' path), and
 // compares the whole runsc.toml, the ConfigMap and the DaemonSet's checksum of it. Two fresh renderers must give
 // the same bytes.
 func TestFieldProviderConfigs(t *testing.T) {
@@ -220,8 +221,8 @@ func TestFieldProviderConfigs(t *testing.T) {
 			cr := decodeCR(t, c.cr)
 			pool := cr.Spec.WorkerPool.Name
 
-			// gvisor-render's path.
-			shoot, err := newRenderer(t, "v0.0.0-dev", "").Shoot(render.ShootOptions{}, cr)
+			// The controller's and gvisor-render's path.
+			shoot, err := renderShoot(newRenderer(t, "v0.0.0-dev", ""), render.Settings{}, false, cr)
 			if err != nil {
 				t.Fatalf("documented by the original extension (%s), refused here: %v", c.source, err)
 			}
@@ -246,7 +247,7 @@ func TestFieldProviderConfigs(t *testing.T) {
 				t.Errorf("checksum/runsc-config = %s, want the sha256 of the runsc.toml above", got)
 			}
 
-			// The controller's path: the same installation, byte for byte.
+			// The typed values' path: the same installation, byte for byte.
 			values, err := render.ForContainerRuntime(cr)
 			if err != nil {
 				t.Fatal(err)
@@ -255,7 +256,7 @@ func TestFieldProviderConfigs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			again, err := newRenderer(t, "v0.0.0-dev", "").Shoot(render.ShootOptions{}, cr)
+			again, err := renderShoot(newRenderer(t, "v0.0.0-dev", ""), render.Settings{}, false, cr)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -264,7 +265,7 @@ func TestFieldProviderConfigs(t *testing.T) {
 			}
 			for key, data := range inst.Files() {
 				if got := shoot.Files()[key]; string(got) != string(data) {
-					t.Errorf("%s: controller path and gvisor-render path differ:\n%s", key, cmp.Diff(string(data), string(got)))
+					t.Errorf("%s: the typed values' path and Shoot differ:\n%s", key, cmp.Diff(string(data), string(got)))
 				}
 			}
 		})

@@ -7,7 +7,8 @@ import (
 	"testing"
 	"testing/fstest"
 
-	gardenerimagevector "github.com/gardener/gardener/pkg/utils/imagevector"
+	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
+	imagevectorutils "github.com/gardener/gardener/pkg/utils/imagevector"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -59,7 +60,7 @@ func keys(m map[string][]byte) []string {
 	return out
 }
 
-func mustLoad(t testing.TB) gardenerimagevector.ImageVector {
+func mustLoad(t testing.TB) imagevectorutils.ImageVector {
 	t.Helper()
 	v, err := imagevector.ForVersion("v0.0.0-dev")
 	if err != nil {
@@ -82,4 +83,17 @@ func copyCharts(t testing.TB, fsys fstest.MapFS) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// testShootVersion is the shoot Kubernetes version the tests render for unless they are about the version: one the
+// readiness gate works on.
+const testShootVersion = "1.33.0"
+
+// renderShoot renders crs as one shoot on testShootVersion and returns every object, as gvisor-render prints them.
+func renderShoot(r *render.Renderer, s render.Settings, uninstall bool, crs ...*extensionsv1alpha1.ContainerRuntime) (*render.Manifests, error) {
+	out, err := r.Shoot(s, render.ShootInput{ContainerRuntimes: crs, KubernetesVersion: testShootVersion, Uninstall: uninstall})
+	if err != nil {
+		return nil, err
+	}
+	return out.Manifests(), nil
 }

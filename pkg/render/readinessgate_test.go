@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"testing"
 
+	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
@@ -58,7 +60,7 @@ func TestReadinessGateOffRendersNothingOfIt(t *testing.T) {
 				t.Errorf("gate off: serviceAccountName %q, automountServiceAccountToken %v; want none and false",
 					spec.ServiceAccountName, spec.AutomountServiceAccountToken)
 			}
-			if c := spec.Containers[0]; slices.Contains(c.Command, "--label-node") || len(c.Env) > 0 {
+			if c := installerContainer(o); slices.Contains(c.Command, "--label-node") || len(c.Env) > 0 {
 				t.Errorf("gate off: installer command %v, env %v; want no --label-node and no env", c.Command, c.Env)
 			}
 		}
@@ -162,7 +164,7 @@ func TestShootOptionsReadinessGate(t *testing.T) {
 	r := newRenderer(t, "v0.0.0-dev", "")
 	for _, on := range []bool{false, true} {
 		t.Run("readinessGate="+strconv.FormatBool(on), func(t *testing.T) {
-			m, err := r.Shoot(render.ShootOptions{ReadinessGate: on}, containerRuntime("gvisor-b", ""), containerRuntime("gvisor-a", istio))
+			m, err := renderShoot(r, render.Settings{ReadinessGate: on}, false, containerRuntime("gvisor-b", ""), containerRuntime("gvisor-a", istio))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -237,15 +239,27 @@ func expectedPolicyBinding() *admissionregistrationv1.ValidatingAdmissionPolicyB
 }
 
 // withReadinessGate changes an expected installation DaemonSet of pool "gvisor" the way the readiness gate does:
-// the pool's service account and its token, --label-node and NODE_NAME from the downward API.
+// the pool's service account and its token (mounted in the installer alone, not automounted), --label-node and
+// NODE_NAME from the downward API.
 func withReadinessGate(ds *appsv1.DaemonSet) {
 	spec := &ds.Spec.Template.Spec
 	spec.ServiceAccountName = "gvisor-installation-gvisor"
-	spec.AutomountServiceAccountToken = ptr.To(true)
-	spec.Containers[0].Command = append(spec.Containers[0].Command, "--label-node")
-	spec.Containers[0].Env = []corev1.EnvVar{{Name: nodelabel.NodeNameEnv, ValueFrom: &corev1.EnvVarSource{
+	c := installerContainer(ds)
+	c.Command = append(c.Command, "--label-node")
+	c.Env = []corev1.EnvVar{{Name: nodelabel.NodeNameEnv, ValueFrom: &corev1.EnvVarSource{
 		FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"},
 	}}}
+	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "api-token", MountPath: "/var/run/secrets/kubernetes.io/serviceaccount", ReadOnly: true})
+	spec.Volumes = append(spec.Volumes, corev1.Volume{Name: "api-token", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
+		Sources: []corev1.VolumeProjection{
+			{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "token", ExpirationSeconds: ptr.To[int64](3600)}},
+			{ConfigMap: &corev1.ConfigMapProjection{LocalObjectReference: corev1.LocalObjectReference{Name: "kube-root-ca.crt"},
+				Items: []corev1.KeyToPath{{Key: "ca.crt", Path: "ca.crt"}}}},
+			{DownwardAPI: &corev1.DownwardAPIProjection{Items: []corev1.DownwardAPIVolumeFile{
+				{Path: "namespace", FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.namespace"}},
+			}}},
+		},
+	}}})
 }
 
 // gateServiceAccount is the expected ServiceAccount of pool "gvisor" with the gate on (its token is mounted by
@@ -265,5 +279,39 @@ func gateClusterRoleBinding() *rbacv1.ClusterRoleBinding {
 		ObjectMeta: metav1.ObjectMeta{Name: "gvisor-installation:node-ready-label:gvisor", Labels: selectorLabels("gvisor")},
 		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "gvisor-installation:node-ready-label"},
 		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: "gvisor-installation-gvisor", Namespace: "kube-system"}},
+	}
+}
+
+// TestReadinessGateVersionFloor: the gate is rendered only when the operator asks for it, the delivery mode is
+// DaemonSet and the shoot runs Kubernetes 1.30 or later; otherwise ShootObjects says why it is off.
+func TestReadinessGateVersionFloor(t *testing.T) {
+	r := newRenderer(t, "v0.1.0-dev", "")
+	for _, tc := range []struct {
+		enabled bool
+		mode    delivery.Mode
+		version string
+		want    bool
+	}{
+		{false, "", "1.35.0", false},
+		{true, "", "1.35.0", true},
+		{true, delivery.DaemonSet, "1.30.0", true},
+		{true, "", "1.30.14", true},
+		{true, "", "1.29.15", false},
+		{true, "", "1.27.0", false},
+		{true, "", "", false},
+		{true, "", "not-a-version", false},
+		{true, delivery.OperatingSystemConfig, "1.35.0", false},
+	} {
+		out, err := r.Shoot(render.Settings{ReadinessGate: tc.enabled, DeliveryMode: tc.mode},
+			render.ShootInput{ContainerRuntimes: []*extensionsv1alpha1.ContainerRuntime{containerRuntime("gvisor", "")}, KubernetesVersion: tc.version})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.ReadinessGate != tc.want || (out.ReadinessGateOff != "") != (tc.enabled && !tc.want) {
+			t.Errorf("gate %v, mode %q, shoot %q: gate %v (%q), want %v", tc.enabled, tc.mode, tc.version, out.ReadinessGate, out.ReadinessGateOff, tc.want)
+		}
+		if _, gated := out.RuntimeClass.Files()["validatingadmissionpolicy____gvisor-node-ready-label.yaml"]; gated != tc.want {
+			t.Errorf("gate %v, shoot %q: admission policy rendered %v, want %v (%v)", tc.enabled, tc.version, gated, tc.want, keys(out.RuntimeClass.Files()))
+		}
 	}
 }

@@ -93,7 +93,7 @@ func runscConfigMap(t *testing.T, m *render.Manifests) *corev1.ConfigMap {
 }
 
 func hasArg(ds *appsv1.DaemonSet, arg string) bool {
-	return slices.Contains(ds.Spec.Template.Spec.Containers[0].Command, arg)
+	return slices.Contains(installerContainer(ds).Command, arg)
 }
 
 func sortedCopy(s []string) []string {

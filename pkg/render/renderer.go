@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"strings"
 
-	gardenerimagevector "github.com/gardener/gardener/pkg/utils/imagevector"
+	imagevectorutils "github.com/gardener/gardener/pkg/utils/imagevector"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
 
@@ -19,20 +19,40 @@ import (
 type Renderer struct {
 	runtimeClass *parsedChart
 	installation *parsedChart
-	images       gardenerimagevector.ImageVector
+	images       imagevectorutils.ImageVector
 	// sums is the checksum anchor of the gVisor release the install mode passes to the installer (releaseSums).
 	sums imagevector.ReleaseSums
 }
 
 // New parses the embedded charts and compiles their schemas once. images is the image vector to take the
 // installation image from, usually imagevector.Load(version.Version) (which honours IMAGEVECTOR_OVERWRITE).
-func New(images gardenerimagevector.ImageVector) (*Renderer, error) {
+func New(images imagevectorutils.ImageVector) (*Renderer, error) {
 	return NewFromFS(charts.Internal, images)
+}
+
+// Load returns the renderer of a binary built as version: images.yaml with the version rule
+// (imagevector.ForVersion), the operator's image vector overwrite file on top (empty: none), and the gVisor release
+// sums that come with it (its gvisorReleaseSums, else the embedded ones). The controller passes
+// $IMAGEVECTOR_OVERWRITE, gvisor-render its --image-vector-overwrite: both render with the same images and sums.
+func Load(version, overwriteFile string) (*Renderer, error) {
+	images, err := imagevector.LoadWithOverwrite(version, overwriteFile)
+	if err != nil {
+		return nil, fmt.Errorf("resolving images: %w", err)
+	}
+	r, err := New(images)
+	if err != nil {
+		return nil, fmt.Errorf("loading charts: %w", err)
+	}
+	sums, err := imagevector.LoadReleaseSums(overwriteFile)
+	if err != nil {
+		return nil, fmt.Errorf("resolving the gVisor release sums: %w", err)
+	}
+	return r.WithReleaseSums(sums)
 }
 
 // NewFromFS is New with the charts read from fsys (laid out like package charts' Internal), for tests that
 // render modified charts.
-func NewFromFS(fsys fs.FS, images gardenerimagevector.ImageVector) (*Renderer, error) {
+func NewFromFS(fsys fs.FS, images imagevectorutils.ImageVector) (*Renderer, error) {
 	if _, err := images.FindImage(imagevector.ImageNameInstallation); err != nil {
 		return nil, fmt.Errorf("image vector has no usable %q image: %w", imagevector.ImageNameInstallation, err)
 	}
@@ -100,24 +120,29 @@ func (r *Renderer) RuntimeClass(v RuntimeClassValues) (*Manifests, error) {
 	return r.render(r.runtimeClass, values)
 }
 
-// Installation renders one worker pool's installation chart, in install or uninstall mode (v.Mode). In install
-// mode the runsc flags get their defaults first (v1alpha1.WithDefaults: debug or strace without debug-log logs to
-// v1alpha1.DefaultDebugLog, as the original extension does); this is the one place defaults are applied, and every
-// path to a rendered installation (the controller, gvisor-render, Shoot, ContainerRuntimes) goes through it.
+// Installation renders one worker pool's installation chart, in install or uninstall mode (v.Mode), from typed
+// values given directly (tests, tools): they are checked first, naming the InstallationValues fields. Shoot renders
+// a shoot's pools from its ContainerRuntimes, with the extension's policy; both end in renderInstallation.
 func (r *Renderer) Installation(v InstallationValues) (*Manifests, error) {
-	if v.Mode == ModeUninstall {
-		// Uninstall writes no runsc config: the flags would only be checked against the chart's schema.
-		v.ConfigFlags = nil
-	} else {
-		v.ConfigFlags = v1alpha1.WithDefaults(v.ConfigFlags)
-	}
 	if err := configurationError(validateInstallationValues(v)); err != nil {
 		return nil, err
 	}
+	return r.renderInstallation(v)
+}
+
+// renderInstallation renders valid values (checked by validateInstallationValues, or read by readContainerRuntime). In
+// install mode the runsc flags get their defaults first (v1alpha1.WithDefaults: debug or strace without debug-log
+// logs to v1alpha1.DefaultDebugLog, as the original extension does); this is the one place defaults are applied.
+func (r *Renderer) renderInstallation(v InstallationValues) (*Manifests, error) {
+	if v.Mode == ModeUninstall {
+		v.ConfigFlags = nil // uninstall writes no runsc config
+	} else {
+		v.ConfigFlags = v1alpha1.WithDefaults(v.ConfigFlags)
+	}
 	if v.Image == "" {
-		var opts []gardenerimagevector.FindOptionFunc
+		var opts []imagevectorutils.FindOptionFunc
 		if v.TargetVersion != "" {
-			opts = append(opts, gardenerimagevector.TargetVersion(v.TargetVersion))
+			opts = append(opts, imagevectorutils.TargetVersion(v.TargetVersion))
 		}
 		img, err := r.images.FindImage(imagevector.ImageNameInstallation, opts...)
 		if err != nil {

@@ -142,7 +142,7 @@ func TestInstallationValidation(t *testing.T) {
 		{"root binary path", func(v *render.InstallationValues) { v.BinaryPath = "/" }, true, []string{"binaryPath", "root"}},
 		{"unsafe binary path", func(v *render.InstallationValues) { v.BinaryPath = "/var/my bin" }, true, []string{"binaryPath", "letters, digits"}},
 		{"bad label", func(v *render.InstallationValues) { v.NodeSelector = map[string]string{"a": "b c"} }, true, []string{"nodeSelector", "b c"}},
-		{"flag outside the allowlist", func(v *render.InstallationValues) { v.ConfigFlags = map[string]string{"network": "host"} }, true, []string{"providerConfig.configFlags[network]", "allowed flags"}},
+		{"flag outside the allowlist", func(v *render.InstallationValues) { v.ConfigFlags = map[string]string{"network": "host"} }, true, []string{"configFlags[network]: Invalid", "allowed flags"}},
 		{"schema rejects a bad toleration operator", func(v *render.InstallationValues) {
 			v.Tolerations = []corev1.Toleration{{Operator: "Sometimes"}}
 		}, false, []string{"gvisor-installation", "values.schema.json", "/tolerations/0/operator"}},

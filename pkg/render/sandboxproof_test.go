@@ -30,7 +30,7 @@ func TestSandboxProofSetting(t *testing.T) {
 			t.Errorf("SkipSandboxProof=%v (-want +got):\n%s", skip, diff)
 		}
 
-		shoot, err := r.Shoot(render.ShootOptions{SkipSandboxProof: skip}, containerRuntime("gvisor-b", ""), containerRuntime("gvisor-a", istio))
+		shoot, err := renderShoot(r, render.Settings{SkipSandboxProof: skip}, false, containerRuntime("gvisor-b", ""), containerRuntime("gvisor-a", istio))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +68,7 @@ func daemonSets(m *render.Manifests) []*appsv1.DaemonSet {
 }
 
 func proveFlag(ds *appsv1.DaemonSet) string {
-	for _, a := range ds.Spec.Template.Spec.Containers[0].Command {
+	for _, a := range installerContainer(ds).Command {
 		if strings.HasPrefix(a, "--prove-sandbox") {
 			return a
 		}

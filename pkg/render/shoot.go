@@ -5,69 +5,138 @@ import (
 
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/apis/gvisor/v1alpha1"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 )
 
-// ShootOptions are the operator's settings of the extension that apply to every shoot alike.
-type ShootOptions struct {
-	// ReadinessGate sets RuntimeClassValues.ReadinessGate and every pool's InstallationValues.ReadinessGate.
+// Settings are the operator's settings of the extension: the same for every shoot it serves. The controller builds
+// them once from its command line; gvisor-render from its flags of the same names.
+type Settings struct {
+	// ReadinessGate asks for the scheduling readiness gate (docs/readiness-gate.md). Shoot renders it only where it
+	// works (see ShootObjects.ReadinessGate).
 	ReadinessGate bool
-	// SkipSandboxProof sets every pool's InstallationValues.SkipSandboxProof (the extension's --prove-sandbox=false);
-	// the zero value keeps the sandbox proof on.
+	// SkipSandboxProof renders every installation with the installer's sandbox proof off (--prove-sandbox=false);
+	// the zero value keeps it on.
 	SkipSandboxProof bool
+	// DeliveryMode is how gVisor reaches the nodes; the zero value means delivery.DaemonSet.
+	DeliveryMode delivery.Mode
 }
 
-// ContainerRuntimes renders everything the extension puts into a shoot for the given ContainerRuntimes of one
-// shoot with the default ShootOptions (see Shoot).
-func (r *Renderer) ContainerRuntimes(crs ...*extensionsv1alpha1.ContainerRuntime) (*Manifests, error) {
-	return r.Shoot(ShootOptions{}, crs...)
+// ShootInput is what one shoot asks for: its gvisor ContainerRuntimes and what the Shoot says about them.
+type ShootInput struct {
+	// ContainerRuntimes of type gvisor of the shoot, at most one per worker pool.
+	ContainerRuntimes []*extensionsv1alpha1.ContainerRuntime
+	// KubernetesVersion is the shoot's (spec.kubernetes.version): it picks image vector entries with a targetVersion
+	// and decides whether the readiness gate works there. Empty means unknown.
+	KubernetesVersion string
+	// Architectures maps a worker pool's name to its machine architecture (GOARCH, the Shoot's
+	// spec.provider.workers[].machine.architecture); a pool without an entry gets every architecture's release sums.
+	Architectures map[string]string
+	// Uninstall renders the removal of gVisor from the pools instead of its installation.
+	Uninstall bool
 }
 
-// Shoot renders everything the extension puts into a shoot for the given ContainerRuntimes of one shoot: the
-// RuntimeClass chart once and each pool's installation, in one stable order. The controller splits the same
-// output into one ManagedResource per chart; gvisor-render and the snapshot tests print it whole.
-func (r *Renderer) Shoot(opts ShootOptions, crs ...*extensionsv1alpha1.ContainerRuntime) (*Manifests, error) {
-	out, err := r.RuntimeClass(RuntimeClassValues{ReadinessGate: opts.ReadinessGate})
-	if err != nil {
-		return nil, fmt.Errorf("rendering the RuntimeClass chart: %w", err)
+// ShootObjects is everything the extension puts into one shoot, split the way the controller deploys it: the
+// shoot-wide RuntimeClass chart (ManagedResource extension-runtime-gvisor) and one installation per pool
+// (extension-runtime-gvisor-installation-<pool>).
+type ShootObjects struct {
+	// RuntimeClass is the RuntimeClass chart; nil when uninstalling (it serves the shoot's other pools, and the
+	// controller deletes it with the last pool).
+	RuntimeClass *Manifests
+	// Pools are the pools in the order of ShootInput.ContainerRuntimes.
+	Pools []PoolObjects
+	// ReadinessGate is whether the gate is rendered: Settings.ReadinessGate, the delivery mode is DaemonSet and the
+	// shoot runs Kubernetes 1.30 or later.
+	ReadinessGate bool
+	// ReadinessGateOff says why the gate is off although Settings.ReadinessGate asks for it; "" otherwise.
+	ReadinessGateOff string
+}
+
+// PoolObjects is what one worker pool gets.
+type PoolObjects struct {
+	// ContainerRuntime is the pool's ContainerRuntime, as given.
+	ContainerRuntime *extensionsv1alpha1.ContainerRuntime
+	// Pool is the worker pool's name.
+	Pool string
+	// Installation is the pool's installation chart (install or uninstall mode); nil in the OperatingSystemConfig
+	// delivery mode, where gardener-node-agent installs gVisor (the webhook edits the pool's OSC).
+	Installation *Manifests
+	// Config is the pool's providerConfig, decoded and validated once (nil when uninstalling: the removal does not
+	// read it). The OperatingSystemConfig webhook and the controller's warnings (testImageTag) read it from here.
+	Config *v1alpha1.GVisorConfiguration
+}
+
+// Manifests returns every object of s in one stable order: what gvisor-render prints.
+func (s *ShootObjects) Manifests() *Manifests {
+	out := &Manifests{}
+	if s.RuntimeClass != nil {
+		out = s.RuntimeClass
 	}
-	pools, err := r.pools(opts, crs, ForContainerRuntime, "rendering the installation chart")
-	if err != nil {
-		return nil, err
-	}
-	return out.Append(pools), nil
-}
-
-// ShootUninstall renders, for the given ContainerRuntimes of one shoot, each pool's installation chart in uninstall
-// mode (ForUninstall): what the pools' ManagedResources extension-runtime-gvisor-installation-<pool> hold while
-// gVisor is removed from them. The RuntimeClass chart is not part of it: it serves the shoot's other pools, and
-// the controller deletes it with the last pool. opts.ReadinessGate must be what the installs ran with (the
-// uninstall removes the node's readiness label first).
-func (r *Renderer) ShootUninstall(opts ShootOptions, crs ...*extensionsv1alpha1.ContainerRuntime) (*Manifests, error) {
-	return r.pools(opts, crs, ForUninstall, "rendering the installation chart in uninstall mode")
-}
-
-// pools renders the installation chart once per ContainerRuntime with the values valuesFor derives from it and
-// the shoot-wide options, refusing two ContainerRuntimes for one pool.
-func (r *Renderer) pools(opts ShootOptions, crs []*extensionsv1alpha1.ContainerRuntime,
-	valuesFor func(*extensionsv1alpha1.ContainerRuntime) (InstallationValues, error), what string) (*Manifests, error) {
 	var parts []*Manifests
-	owners := poolOwners{}
-	for _, cr := range crs {
-		values, err := valuesFor(cr)
-		if err != nil {
-			return nil, fmt.Errorf("ContainerRuntime %s/%s: %w", cr.Namespace, cr.Name, err)
+	for _, p := range s.Pools {
+		if p.Installation != nil {
+			parts = append(parts, p.Installation)
 		}
-		if err := owners.add(cr, values.WorkerPool); err != nil {
+	}
+	return out.Append(parts...)
+}
+
+// Shoot is the one place that decides what a shoot gets from the extension: the controller deploys its result (split
+// per ManagedResource), gvisor-render prints it whole, and the tests compare the two. It applies, for every pool, the
+// delivery mode (DaemonSet: RuntimeClass and installation; OperatingSystemConfig: the RuntimeClass only), the shoot's
+// Kubernetes version (image vector targetVersion and the readiness gate's version floor), the pool's architecture
+// and the operator's settings, and renders install or uninstall. Nothing is returned unless everything rendered.
+func (r *Renderer) Shoot(s Settings, in ShootInput) (*ShootObjects, error) {
+	mode, err := delivery.Parse(string(s.DeliveryMode))
+	if err != nil {
+		return nil, fmt.Errorf("operator setting DeliveryMode: %w", err)
+	}
+	out := &ShootObjects{}
+	out.ReadinessGate, out.ReadinessGateOff = readinessGate(s.ReadinessGate, mode, in.KubernetesVersion)
+	if !in.Uninstall {
+		if out.RuntimeClass, err = r.RuntimeClass(RuntimeClassValues{ReadinessGate: out.ReadinessGate}); err != nil {
+			return nil, fmt.Errorf("rendering the RuntimeClass chart: %w", err)
+		}
+	}
+	owners := poolOwners{}
+	for _, cr := range in.ContainerRuntimes {
+		pool, err := r.pool(s, in, out.ReadinessGate, mode, cr)
+		if err != nil {
 			return nil, err
 		}
-		values.ReadinessGate, values.SkipSandboxProof = opts.ReadinessGate, opts.SkipSandboxProof
-		m, err := r.Installation(values)
-		if err != nil {
-			return nil, fmt.Errorf("ContainerRuntime %s/%s: %s: %w", cr.Namespace, cr.Name, what, err)
+		if err := owners.add(cr, pool.Pool); err != nil {
+			return nil, err
 		}
-		parts = append(parts, m)
+		out.Pools = append(out.Pools, pool)
 	}
-	return (&Manifests{}).Append(parts...), nil
+	return out, nil
+}
+
+// pool reads one ContainerRuntime and renders its pool's installation (none in the OperatingSystemConfig mode).
+func (r *Renderer) pool(s Settings, in ShootInput, gate bool, mode delivery.Mode, cr *extensionsv1alpha1.ContainerRuntime) (PoolObjects, error) {
+	if cr == nil {
+		return PoolObjects{}, fmt.Errorf("nil ContainerRuntime")
+	}
+	values, cfg, err := readContainerRuntime(cr, in.Uninstall)
+	if err != nil {
+		return PoolObjects{}, invalid(cr, err)
+	}
+	p := PoolObjects{ContainerRuntime: cr, Pool: values.WorkerPool, Config: cfg}
+	if mode == delivery.OperatingSystemConfig {
+		return p, nil
+	}
+	values.TargetVersion = in.KubernetesVersion
+	values.Architecture = in.Architectures[values.WorkerPool]
+	values.ReadinessGate, values.SkipSandboxProof = gate, s.SkipSandboxProof
+	if p.Installation, err = r.renderInstallation(values); err != nil {
+		what := "rendering the installation chart"
+		if in.Uninstall {
+			what += " in uninstall mode"
+		}
+		return PoolObjects{}, fmt.Errorf("ContainerRuntime %s/%s (worker pool %q): %s: %w", cr.Namespace, cr.Name, values.WorkerPool, what, err)
+	}
+	return p, nil
 }
 
 // poolOwners maps each worker pool to the ContainerRuntime that names it: two for one pool would render the same
@@ -76,9 +145,15 @@ type poolOwners map[string]string
 
 func (p poolOwners) add(cr *extensionsv1alpha1.ContainerRuntime, pool string) error {
 	if other, dup := p[pool]; dup {
-		return fmt.Errorf("ContainerRuntime %s/%s: %w", cr.Namespace, cr.Name, &ConfigurationError{Errs: field.ErrorList{
+		return invalid(cr, &ConfigurationError{Errs: field.ErrorList{
 			field.Duplicate(workerPoolNamePath, pool+" (also in ContainerRuntime "+other+")")}})
 	}
 	p[pool] = cr.Name
 	return nil
+}
+
+// invalid names the ContainerRuntime and pool a *ConfigurationError is about; wrapped with %w, it keeps its error
+// code for Gardener's extension library (see the package doc).
+func invalid(cr *extensionsv1alpha1.ContainerRuntime, err error) error {
+	return fmt.Errorf("invalid ContainerRuntime %s/%s (worker pool %q): %w", cr.Namespace, cr.Name, cr.Spec.WorkerPool.Name, err)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
 const everyFlag = `{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration","configFlags":{` +
@@ -26,8 +27,8 @@ type snapshotCase struct {
 	version   string
 	overwrite string // content of the overwrite file; empty: none
 	crs       func() []*extensionsv1alpha1.ContainerRuntime
-	opts      render.ShootOptions
-	uninstall bool // render with ShootUninstall (the pools' removal) instead of Shoot
+	opts      render.Settings
+	uninstall bool // render the pools' removal (ShootInput.Uninstall)
 }
 
 func snapshotCases() []snapshotCase {
@@ -66,13 +67,13 @@ func snapshotCases() []snapshotCase {
 		{name: "release-version", version: "v9.8.7", crs: one},
 		{name: "dev-dirty-version", version: "v0.2.0-dev-dirty", crs: one},
 		{name: "unstamped-version", version: "v0.0.0-dev", crs: one},
-		{name: "readiness-gate", version: "v0.1.0-dev", opts: render.ShootOptions{ReadinessGate: true}, crs: func() []*extensionsv1alpha1.ContainerRuntime {
+		{name: "readiness-gate", version: "v0.1.0-dev", opts: render.Settings{ReadinessGate: true}, crs: func() []*extensionsv1alpha1.ContainerRuntime {
 			return []*extensionsv1alpha1.ContainerRuntime{containerRuntime("gvisor-b", ""), containerRuntime("gvisor-a", istio)}
 		}},
 		{name: "uninstall", version: "v0.1.0-dev", uninstall: true, crs: func() []*extensionsv1alpha1.ContainerRuntime {
 			return []*extensionsv1alpha1.ContainerRuntime{containerRuntime("gvisor", everyFlag)}
 		}},
-		{name: "uninstall-readiness-gate", version: "v0.1.0-dev", uninstall: true, opts: render.ShootOptions{ReadinessGate: true}, crs: func() []*extensionsv1alpha1.ContainerRuntime {
+		{name: "uninstall-readiness-gate", version: "v0.1.0-dev", uninstall: true, opts: render.Settings{ReadinessGate: true}, crs: func() []*extensionsv1alpha1.ContainerRuntime {
 			return []*extensionsv1alpha1.ContainerRuntime{containerRuntime("gvisor-b", ""), containerRuntime("gvisor-a", istio)}
 		}},
 	}
@@ -88,17 +89,13 @@ func (c snapshotCase) render(t *testing.T) []byte {
 		}
 	}
 	r := newRenderer(t, c.version, overwrite)
-	shoot := r.Shoot
-	if c.uninstall {
-		shoot = r.ShootUninstall
-	}
-	m, err := shoot(c.opts, c.crs()...)
+	m, err := renderShoot(r, c.opts, c.uninstall, c.crs()...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, obj := range m.Objects() {
 		if ds, ok := obj.(*appsv1.DaemonSet); ok {
-			for _, ctr := range ds.Spec.Template.Spec.Containers {
+			for _, ctr := range append(ds.Spec.Template.Spec.InitContainers, ds.Spec.Template.Spec.Containers...) {
 				if err := imagevector.CheckReference(ctr.Image); err != nil {
 					t.Errorf("DaemonSet %s: %v", ds.Name, err)
 				}
@@ -113,21 +110,7 @@ func (c snapshotCase) render(t *testing.T) []byte {
 func TestSnapshots(t *testing.T) {
 	for _, c := range snapshotCases() {
 		t.Run(c.name, func(t *testing.T) {
-			got := c.render(t)
-			golden := filepath.Join("testdata", c.name+".yaml")
-			if os.Getenv("UPDATE_SNAPSHOTS") == "1" {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run `make snapshots` to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("%s is stale (-want +got); if the change is intended run `make snapshots`:\n%s", golden, diff)
-			}
+			testutil.Golden(t, filepath.Join("testdata", c.name+".yaml"), string(c.render(t)))
 		})
 	}
 }
@@ -149,11 +132,11 @@ func TestFlagOrderIrrelevant(t *testing.T) {
 	r := newRenderer(t, "v0.1.0-dev", "")
 	forward := `{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration","configFlags":{"debug":"true","debug-log":"/var/log/runsc/","net-raw":"true","platform":"ptrace"}}`
 	backward := "apiVersion: gvisor.runtime.extensions.config.gardener.cloud/v1alpha1\nkind: GVisorConfiguration\nconfigFlags:\n  platform: ptrace\n  net-raw: \"true\"\n  debug-log: /var/log/runsc/\n  debug: \"true\"\n"
-	a, err := r.ContainerRuntimes(containerRuntime("a", forward), containerRuntime("b", istio))
+	a, err := renderShoot(r, render.Settings{}, false, containerRuntime("a", forward), containerRuntime("b", istio))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := r.ContainerRuntimes(containerRuntime("b", istio), containerRuntime("a", backward))
+	b, err := renderShoot(r, render.Settings{}, false, containerRuntime("b", istio), containerRuntime("a", backward))
 	if err != nil {
 		t.Fatal(err)
 	}

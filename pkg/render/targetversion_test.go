@@ -34,7 +34,7 @@ func TestTargetVersion(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := m.Objects()[1].(*appsv1.DaemonSet).Spec.Template.Spec.Containers[0].Image; got != want {
+			if got := installerContainer(m.Objects()[1].(*appsv1.DaemonSet)).Image; got != want {
 				t.Errorf("image = %q, want %q", got, want)
 			}
 		})

@@ -187,7 +187,7 @@ func TestInstallationMode(t *testing.T) {
 // TestShootUninstall renders every pool in uninstall mode and nothing else (the RuntimeClass is not part of it).
 func TestShootUninstall(t *testing.T) {
 	r := newRenderer(t, "v0.0.0-dev", "")
-	m, err := r.ShootUninstall(render.ShootOptions{}, containerRuntime("gvisor-b", ""), containerRuntime("gvisor-a", istio))
+	m, err := renderShoot(r, render.Settings{}, true, containerRuntime("gvisor-b", ""), containerRuntime("gvisor-a", istio))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestShootUninstall(t *testing.T) {
 	if diff := cmp.Diff(want, keys(m.Files())); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if _, err := r.ShootUninstall(render.ShootOptions{}, containerRuntime("gvisor", ""), containerRuntime("gvisor", "")); !render.IsConfigurationError(err) ||
+	if _, err := renderShoot(r, render.Settings{}, true, containerRuntime("gvisor", ""), containerRuntime("gvisor", "")); !render.IsConfigurationError(err) ||
 		!strings.Contains(err.Error(), "spec.workerPool.name: Duplicate value") {
 		t.Errorf("two ContainerRuntimes of one pool: %v", err)
 	}
@@ -230,9 +230,9 @@ func TestUninstallUpdatesInstallOnRealAPIServer(t *testing.T) {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(out.ds), got); err != nil {
 			t.Fatal(err)
 		}
-		if got.UID != in.ds.UID || got.Generation != 2 || got.Spec.Template.Spec.Containers[0].Command[1] != "uninstall" {
+		if got.UID != in.ds.UID || got.Generation != 2 || installerContainer(got).Command[1] != "uninstall" {
 			t.Errorf("gate %v: after the update: uid %s (was %s), generation %d, command %v; want the same object at generation 2 running uninstall",
-				gate, got.UID, in.ds.UID, got.Generation, got.Spec.Template.Spec.Containers[0].Command)
+				gate, got.UID, in.ds.UID, got.Generation, installerContainer(got).Command)
 		}
 	}
 }

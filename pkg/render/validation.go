@@ -64,8 +64,8 @@ func validateRuntimeClassValues(v RuntimeClassValues) field.ErrorList {
 	return validateLabels(v.NodeSelector, field.NewPath("nodeSelector"))
 }
 
-// validateInstallationValues checks typed values given directly (not through ForContainerRuntime), naming the
-// InstallationValues fields.
+// validateInstallationValues checks typed values given directly to Installation (Shoot reads them from the
+// ContainerRuntime, checked there), naming the InstallationValues fields.
 func validateInstallationValues(v InstallationValues) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, validateWorkerPoolName(v.WorkerPool, field.NewPath("workerPool"))...)
@@ -73,7 +73,7 @@ func validateInstallationValues(v InstallationValues) field.ErrorList {
 	errs = append(errs, validateLabels(v.NodeSelector, field.NewPath("nodeSelector"))...)
 	switch v.Mode {
 	case "", ModeInstall:
-		errs = append(errs, v1alpha1.Validate(&v1alpha1.GVisorConfiguration{ConfigFlags: v.ConfigFlags}, v1alpha1.ProviderConfigPath)...)
+		errs = append(errs, v1alpha1.ValidateFlags(v.ConfigFlags, field.NewPath("configFlags"))...)
 	case ModeUninstall:
 	default:
 		errs = append(errs, field.NotSupported(field.NewPath("mode"), v.Mode, []Mode{ModeInstall, ModeUninstall}))

@@ -14,11 +14,8 @@ type RuntimeClassValues struct {
 	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
 	// Overhead is the sandbox's per-pod cost; nil means none.
 	Overhead *nodev1.Overhead `json:"-"`
-	// ReadinessGate switches on the scheduling readiness gate (docs/readiness-gate.md): the node selector also
-	// requires nodelabel.Key="true", and the chart adds the installers' ClusterRole and the
-	// ValidatingAdmissionPolicy (+ binding) that confines them to that label on their own node. It is an
-	// operator setting of the extension, the same for every shoot it serves, and must match
-	// InstallationValues.ReadinessGate.
+	// ReadinessGate renders the readiness gate's shoot-wide objects (docs/readiness-gate.md); must match
+	// InstallationValues.ReadinessGate (Shoot sets both).
 	ReadinessGate bool `json:"readinessGate,omitempty"`
 }
 
@@ -29,8 +26,8 @@ const (
 	// ModeInstall (the default; the zero value means it too) runs `gvisor-installer install`: copy gVisor,
 	// register runsc with containerd, then idle; a Ready pod means its node can run gVisor pods.
 	ModeInstall Mode = "install"
-	// ModeUninstall runs `gvisor-installer uninstall`: unregister runsc (removing the readiness label first
-	// when the gate is on), remove what install wrote, then idle; a Ready pod means its node is clean. It
+	// ModeUninstall runs `gvisor-installer uninstall`: unregister runsc (and remove the readiness gate's node
+	// label), remove what install wrote, then idle; a Ready pod means its node is clean. It
 	// renders the same DaemonSet gvisor-installation-<pool> (no runsc ConfigMap), so that replacing the
 	// content of the pool's ManagedResource with it rolls the pods from install to uninstall node by node,
 	// never both on one node.
@@ -57,8 +54,8 @@ type InstallationValues struct {
 	// BinaryPath is the host directory for runsc and the shim (ContainerRuntime spec.binaryPath); required,
 	// absolute and clean.
 	BinaryPath string `json:"binaryPath"`
-	// ConfigFlags are runsc flags, checked against the allowlist of package v1alpha1. Installation fills in their
-	// defaults (v1alpha1.WithDefaults) before rendering, without changing this map.
+	// ConfigFlags are runsc flags, checked against the allowlist (v1alpha1.ValidateFlags). Their defaults
+	// (v1alpha1.WithDefaults) are filled in before rendering, without changing this map.
 	ConfigFlags map[string]string `json:"configFlags,omitempty"`
 	// Tolerations of the installation pods; nil means the chart default (tolerate everything).
 	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
@@ -67,9 +64,8 @@ type InstallationValues struct {
 	// TargetVersion is the shoot's Kubernetes version, used to pick an image vector entry that has a
 	// targetVersion constraint; empty matches entries without one.
 	TargetVersion string `json:"-"`
-	// ReadinessGate gives the pool's installer a service account bound to the RuntimeClass chart's ClusterRole,
-	// mounts its token and passes --label-node and NODE_NAME, so the installer labels its node once runsc works
-	// (docs/readiness-gate.md). Must match RuntimeClassValues.ReadinessGate.
+	// ReadinessGate renders the readiness gate's per-pool objects (docs/readiness-gate.md); must match
+	// RuntimeClassValues.ReadinessGate (Shoot sets both).
 	ReadinessGate bool `json:"readinessGate,omitempty"`
 	// Architecture is the pool's machine architecture (GOARCH: the Shoot's spec.provider.workers[].machine.architecture).
 	// Install mode passes the installer only that architecture's release sums (the checksum anchor of
@@ -78,6 +74,6 @@ type InstallationValues struct {
 	Architecture string `json:"-"`
 	// SkipSandboxProof renders the chart with proveSandbox: false: the installer then reports Ready once runsc is
 	// registered and verified over CRI, without starting a gVisor sandbox (--prove-sandbox=false). The zero value
-	// keeps the chart's default, the proof on. An operator setting (ShootOptions.SkipSandboxProof).
+	// keeps the chart's default, the proof on. An operator setting (Settings.SkipSandboxProof).
 	SkipSandboxProof bool `json:"-"`
 }

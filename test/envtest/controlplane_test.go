@@ -35,7 +35,7 @@ func TestControlPlane(t *testing.T) {
 	}
 
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "harness"}}
-	must(t, c.Create(ctx, ns))
+	testutil.Must(t, c.Create(ctx, ns))
 	labels := map[string]string{"app": "x"}
 	ds := &appsv1.DaemonSet{
 		ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: ns.Name},
@@ -47,38 +47,28 @@ func TestControlPlane(t *testing.T) {
 			},
 		},
 	}
-	must(t, c.Create(ctx, ds))
-	eventually(t, "DaemonSet status written", func() error {
-		must(t, c.Get(ctx, client.ObjectKeyFromObject(ds), ds))
+	testutil.Must(t, c.Create(ctx, ds))
+	testutil.EventuallyWithin(t, time.Minute, "DaemonSet status written", func() error {
+		testutil.Must(t, c.Get(ctx, client.ObjectKeyFromObject(ds), ds))
 		if ds.Status.ObservedGeneration != ds.Generation {
 			return fmt.Errorf("observedGeneration %d of %d", ds.Status.ObservedGeneration, ds.Generation)
 		}
 		return nil
 	})
 
-	must(t, c.Delete(ctx, ds, client.PropagationPolicy(metav1.DeletePropagationForeground)))
-	eventually(t, "foreground deletion finished", func() error {
+	testutil.Must(t, c.Delete(ctx, ds, client.PropagationPolicy(metav1.DeletePropagationForeground)))
+	testutil.EventuallyWithin(t, time.Minute, "foreground deletion finished", func() error {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(ds), ds); !apierrors.IsNotFound(err) {
 			return fmt.Errorf("still there (finalizers %v): %v", ds.Finalizers, err)
 		}
 		return nil
 	})
 
-	must(t, c.Delete(ctx, ns))
-	eventually(t, "namespace deleted", func() error {
+	testutil.Must(t, c.Delete(ctx, ns))
+	testutil.EventuallyWithin(t, time.Minute, "namespace deleted", func() error {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(ns), ns); !apierrors.IsNotFound(err) {
 			return fmt.Errorf("still there (phase %s): %v", ns.Status.Phase, err)
 		}
 		return nil
 	})
-}
-
-func eventually(t *testing.T, what string, check func() error) {
-	t.Helper()
-	testutil.EventuallyWithin(t, time.Minute, what, check)
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	testutil.Must(t, err)
 }

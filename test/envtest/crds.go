@@ -17,6 +17,8 @@ const gardenerModule = "github.com/gardener/gardener"
 var GardenerCRDFiles = []string{
 	"10-crd-extensions.gardener.cloud_clusters.yaml",
 	"10-crd-extensions.gardener.cloud_containerruntimes.yaml",
+	// The extension's OperatingSystemConfig webhook registers for this type (its REST mapping must exist).
+	"10-crd-extensions.gardener.cloud_operatingsystemconfigs.yaml",
 	"10-crd-resources.gardener.cloud_managedresources.yaml",
 }
 

@@ -25,12 +25,18 @@ type process struct {
 }
 
 func startProcess(name, logPath string, argv ...string) (*process, error) {
+	return startProcessEnv(name, logPath, nil, argv...)
+}
+
+// startProcessEnv is startProcess with the child's environment env (nil: this process's).
+func startProcessEnv(name, logPath string, env []string, argv ...string) (*process, error) {
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, fmt.Errorf("%s: creating log %s: %w", name, logPath, err)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.Env = env
 	// Own process group: a Ctrl-C in `make demo` reaches us first, and we stop the child in order.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -124,3 +130,48 @@ func freePort() (int, error) {
 	}
 	return addr.Port, nil
 }
+
+// FreePort asks the kernel for a free TCP port on localhost, for harnesses outside this package that start
+// processes with StartProcess.
+func FreePort() (int, error) { return freePort() }
+
+// Process is a child process as this package runs its own (own process group, output to a log file), for
+// harnesses outside it that run a binary and measure it (test/seedbench).
+type Process struct{ p *process }
+
+// StartProcess starts argv with the environment env (nil: this process's), its output going to logPath.
+func StartProcess(name, logPath string, env []string, argv ...string) (*Process, error) {
+	p, err := startProcessEnv(name, logPath, env, argv...)
+	if err != nil {
+		return nil, err
+	}
+	return &Process{p: p}, nil
+}
+
+// WaitHealthy polls url until it answers 200, the process exits, or timeout passes.
+func (p *Process) WaitHealthy(ctx context.Context, url string, timeout time.Duration) error {
+	return p.p.waitHealthy(ctx, url, timeout)
+}
+
+// Stop sends SIGTERM and waits up to 20s before killing. A process that had exited before Stop is an error: it
+// was meant to run until then.
+func (p *Process) Stop() error {
+	select {
+	case <-p.p.done:
+		return fmt.Errorf("%s had exited before it was stopped (%v); log %s", p.p.name, p.p.waitErr, p.p.logPath)
+	default:
+	}
+	return p.p.stop()
+}
+
+// Pid is the process ID.
+func (p *Process) Pid() int { return p.p.cmd.Process.Pid }
+
+// Done is closed when the process has exited; Err then says how.
+func (p *Process) Done() <-chan struct{} { return p.p.done }
+
+// Err is the process's exit error, valid once Done is closed.
+func (p *Process) Err() error { return p.p.waitErr }
+
+// LogPath is the file the process's output goes to.
+func (p *Process) LogPath() string { return p.p.logPath }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/gardener/gardener/pkg/api/indexer"
 	resourcemanagerconfigv1alpha1 "github.com/gardener/gardener/pkg/apis/config/resourcemanager/v1alpha1"
@@ -30,8 +31,22 @@ type ResourceManager struct {
 	done   chan error
 }
 
+// ResourceManagerOptions tune StartResourceManagerWith.
+type ResourceManagerOptions struct {
+	// Log is the controllers' logger.
+	Log logr.Logger
+	// Apply, if set, selects the ManagedResources the managedresource controller applies; it leaves the others
+	// alone (no finalizer, no objects). nil applies all, like the real one.
+	Apply predicate.Predicate
+}
+
 // StartResourceManager starts the controllers and returns once the manager's caches are synced; they run until Stop.
 func StartResourceManager(ctx context.Context, cfg *rest.Config, log logr.Logger) (*ResourceManager, error) {
+	return StartResourceManagerWith(ctx, cfg, ResourceManagerOptions{Log: log})
+}
+
+// StartResourceManagerWith is StartResourceManager with options.
+func StartResourceManagerWith(ctx context.Context, cfg *rest.Config, opts ResourceManagerOptions) (*ResourceManager, error) {
 	rmConfig := &resourcemanagerconfigv1alpha1.ResourceManagerConfiguration{}
 	resourcemanagerconfigv1alpha1.SetObjectDefaults_ResourceManagerConfiguration(rmConfig)
 	// Health is re-checked on every watched object change; the period only bounds how stale a condition may get.
@@ -39,7 +54,7 @@ func StartResourceManager(ctx context.Context, cfg *rest.Config, log logr.Logger
 
 	mgr, err := manager.New(cfg, manager.Options{
 		Scheme:                  resourcemanagerclient.CombinedScheme,
-		Logger:                  log,
+		Logger:                  opts.Log,
 		Metrics:                 metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress:  "0",
 		GracefulShutdownTimeout: new(5 * time.Second),
@@ -67,12 +82,7 @@ func StartResourceManager(ctx context.Context, cfg *rest.Config, log logr.Logger
 	}).AddToManager(mgr, mgr); err != nil {
 		return nil, fmt.Errorf("gardener-resource-manager: adding garbage collector: %w", err)
 	}
-	if err := (&managedresource.Reconciler{
-		Config:                    rmConfig.Controllers.ManagedResource,
-		ClassFilter:               resourcemanagerpredicate.NewClassFilter(*rmConfig.Controllers.ResourceClass),
-		ClusterID:                 *rmConfig.Controllers.ClusterID,
-		GarbageCollectorActivated: true,
-	}).AddToManager(mgr, mgr, mgr); err != nil {
+	if err := addManagedResourceController(mgr, rmConfig, opts.Apply); err != nil {
 		return nil, fmt.Errorf("gardener-resource-manager: adding managedresource controller: %w", err)
 	}
 
@@ -101,4 +111,19 @@ func (rm *ResourceManager) Stop() error {
 		return fmt.Errorf("gardener-resource-manager: %w", err)
 	}
 	return nil
+}
+
+// addManagedResourceController adds gardener-resource-manager's managedresource controller, restricted to the
+// ManagedResources apply selects if it is set (managedresourcefilter.go).
+func addManagedResourceController(mgr manager.Manager, rmConfig *resourcemanagerconfigv1alpha1.ResourceManagerConfiguration, apply predicate.Predicate) error {
+	r := &managedresource.Reconciler{
+		Config:                    rmConfig.Controllers.ManagedResource,
+		ClassFilter:               resourcemanagerpredicate.NewClassFilter(*rmConfig.Controllers.ResourceClass),
+		ClusterID:                 *rmConfig.Controllers.ClusterID,
+		GarbageCollectorActivated: true,
+	}
+	if apply == nil {
+		return r.AddToManager(mgr, mgr, mgr)
+	}
+	return addFilteredManagedResourceController(mgr, r, apply)
 }

@@ -30,6 +30,7 @@ const ExtensionNamespace = "extension-runtime-gvisor"
 // StackOptions configure StartStack.
 type StackOptions struct {
 	Options
+
 	// ControllerArgs are appended to the controller's default args (later flags win), e.g.
 	// --ignore-operation-annotation=true.
 	ControllerArgs []string
@@ -49,6 +50,7 @@ type StackOptions struct {
 // in-process through app.Run (the binary's code and flags, minus setting process-wide loggers) or as the binary.
 type Stack struct {
 	*ControlPlane
+
 	// Client is an admin client with Gardener's extension types.
 	Client client.Client
 	// HealthURL and MetricsURL are the controller's health (/healthz, /readyz) and metrics (/metrics) servers.

@@ -89,7 +89,8 @@ func TestTestImageTagIgnored(t *testing.T) {
 	sh := newShoot(t, "testimagetag", "1.32.8")
 	sh.createRuntime("pool", `{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration","testImageTag":"my-test-build"}`)
 	sh.waitOperation("pool", "Create", "Succeeded")
-	for _, c := range sh.daemonSet("pool").Spec.Template.Spec.Containers {
+	ds := sh.daemonSet("pool")
+	for _, c := range append(ds.Spec.Template.Spec.InitContainers, ds.Spec.Template.Spec.Containers...) {
 		if strings.Contains(c.Image, "my-test-build") {
 			t.Errorf("container %s uses the shoot owner's testImageTag: %s", c.Name, c.Image)
 		}

@@ -17,6 +17,7 @@ import (
 	reconcilerutils "github.com/gardener/gardener/pkg/controllerutils/reconciler"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
 )
 
@@ -26,8 +27,8 @@ import (
 // wrote (the ManagedResources themselves are applied in no order).
 func TestReadinessGateOrder(t *testing.T) {
 	sh := newShoot(t, "gateorder", "1.31.12")
-	on := sh.actuator(containerruntime.ActuatorOptions{UninstallTimeout: time.Minute, ReadinessGate: true})
-	off := sh.actuator(containerruntime.ActuatorOptions{UninstallTimeout: time.Minute})
+	on := sh.actuator(containerruntime.Settings{UninstallTimeout: time.Minute, Render: render.Settings{ReadinessGate: true}})
+	off := sh.actuator(containerruntime.Settings{UninstallTimeout: time.Minute})
 	cr := envtest.ContainerRuntime(sh.ns, runtimeName("a"), "a", nil, "")
 	cluster := clusterWithVersion("1.31.12")
 	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "gvisor-node-ready-label"}}

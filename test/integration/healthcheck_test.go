@@ -146,8 +146,9 @@ func (sh *testShoot) createShootAccessSecret() {
 	sh.t.Cleanup(func() { _ = client.IgnoreNotFound(sh.c.Delete(context.Background(), secret)) })
 }
 
-// setInstallPodStatus plays the kubelet for pool's install pod on node: its Ready condition and its container's
-// current and last state (where the installer's termination message is).
+// setInstallPodStatus plays the kubelet for pool's install pod on node: its Ready condition and its containers'
+// states. Ready: the installer init container exited 0 and the idle container has state. Not ready: the installer
+// init container has state and last (where its termination message is), the idle container waits for it.
 func (sh *testShoot) setInstallPodStatus(pool, node string, ready bool, state, last corev1.ContainerState) {
 	sh.t.Helper()
 	p, ok := sh.pods(pool, false)[node]
@@ -165,12 +166,14 @@ func (sh *testShoot) setInstallPodStatus(pool, node string, ready bool, state, l
 	if last.Terminated != nil {
 		restarts = 3
 	}
-	p.Status.ContainerStatuses = nil
-	for _, c := range p.Spec.Containers {
-		p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, corev1.ContainerStatus{
-			Name: c.Name, Image: c.Image, Ready: ready, State: state, LastTerminationState: last, RestartCount: restarts,
-		})
+	installer := corev1.ContainerStatus{Name: "installer", Image: p.Spec.InitContainers[0].Image, State: state, LastTerminationState: last, RestartCount: restarts}
+	idle := corev1.ContainerStatus{Name: "idle", Image: p.Spec.Containers[0].Image, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}}}
+	if ready {
+		installer.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed", StartedAt: now, FinishedAt: now}}
+		idle.State, idle.Ready = state, true
 	}
+	p.Status.InitContainerStatuses = []corev1.ContainerStatus{installer}
+	p.Status.ContainerStatuses = []corev1.ContainerStatus{idle}
 	must(sh.t, sh.c.Status().Update(context.Background(), &p))
 }
 

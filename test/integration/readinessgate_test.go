@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -40,7 +41,7 @@ import (
 // the real ones.
 func TestReadinessGate(t *testing.T) {
 	sh := newShoot(t, "readinessgate", "1.31.12")
-	a := sh.actuator(containerruntime.ActuatorOptions{UninstallTimeout: time.Minute, ReadinessGate: true})
+	a := sh.actuator(containerruntime.Settings{UninstallTimeout: time.Minute, Render: render.Settings{ReadinessGate: true}})
 	cr := envtest.ContainerRuntime(sh.ns, runtimeName("a"), "a", nil, "")
 	cluster := clusterWithVersion
 	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "gvisor-node-ready-label"}}
@@ -62,7 +63,7 @@ func TestReadinessGate(t *testing.T) {
 	}
 	if ds := sh.daemonSet("a"); ds.Spec.Template.Spec.ServiceAccountName != account.Name || !hasArg(ds, "--label-node") {
 		t.Errorf("installation DaemonSet: serviceAccountName %q, args %v; want the pool's account and --label-node",
-			ds.Spec.Template.Spec.ServiceAccountName, ds.Spec.Template.Spec.Containers[0].Args)
+			ds.Spec.Template.Spec.ServiceAccountName, installerContainer(ds).Command)
 	}
 
 	// The uninstall keeps the gate (the uninstaller removes the label), then everything goes.
@@ -107,7 +108,7 @@ func deleteWithRequeues(t *testing.T, a *containerruntime.Actuator, cr *extensio
 }
 
 func hasArg(ds *appsv1.DaemonSet, arg string) bool {
-	for _, c := range ds.Spec.Template.Spec.Containers {
+	for _, c := range append(ds.Spec.Template.Spec.InitContainers, ds.Spec.Template.Spec.Containers...) {
 		for _, a := range append(c.Command, c.Args...) {
 			if a == arg || strings.HasPrefix(a, arg+"=") {
 				return true
@@ -117,13 +118,11 @@ func hasArg(ds *appsv1.DaemonSet, arg string) bool {
 	return false
 }
 
-// actuator returns an Actuator like the one the controller builds (for pool "a"), on the shared control plane, with o's timeouts
-// and switches (20s delete wait unless set), recording events to the API server.
-func (sh *testShoot) actuator(o containerruntime.ActuatorOptions) *containerruntime.Actuator {
+// actuator returns an Actuator like the one the controller builds (for pool "a"), on the shared control plane, with
+// settings s (20s delete wait unless set), recording events to the API server.
+func (sh *testShoot) actuator(s containerruntime.Settings) *containerruntime.Actuator {
 	sh.t.Helper()
-	images, err := imagevector.Load(version.Version)
-	must(sh.t, err)
-	renderer, err := render.New(images)
+	renderer, err := render.Load(version.Version, os.Getenv(imagevector.OverrideEnv))
 	must(sh.t, err)
 	cs, err := kubernetes.NewForConfig(sh.stack.Config)
 	must(sh.t, err)
@@ -134,11 +133,11 @@ func (sh *testShoot) actuator(o containerruntime.ActuatorOptions) *containerrunt
 	scheme := runtime.NewScheme()
 	must(sh.t, extensionscontroller.AddToScheme(scheme))
 
-	o.Client, o.APIReader, o.Renderer = sh.c, sh.c, renderer
-	o.Recorder = broadcaster.NewRecorder(scheme, "integration-test")
-	if o.DeleteWaitTimeout == 0 {
-		o.DeleteWaitTimeout = 20 * time.Second
+	if s.DeleteWaitTimeout == 0 {
+		s.DeleteWaitTimeout = 20 * time.Second
 	}
+	o := containerruntime.ActuatorOptions{Client: sh.c, APIReader: sh.c, Renderer: renderer, Settings: s,
+		Recorder: broadcaster.NewRecorder(scheme, "integration-test")}
 	// No ContainerRuntime object owns what this actuator deploys: if the test stops early, remove it here
 	// (before the shoot's cleanup, which runs later) so that the next test starts clean.
 	sh.t.Cleanup(func() {

@@ -58,7 +58,7 @@ func TestRemoveFromPool(t *testing.T) {
 	if ds.UID != installDS.UID {
 		t.Errorf("the uninstall DaemonSet is a new object (uid %s, was %s): it must replace the install one in place", ds.UID, installDS.UID)
 	}
-	if cmd := strings.Join(append(ds.Spec.Template.Spec.Containers[0].Command, ds.Spec.Template.Spec.Containers[0].Args...), " "); !strings.Contains(cmd, " uninstall ") {
+	if cmd := strings.Join(append(installerContainer(ds).Command, installerContainer(ds).Args...), " "); !strings.Contains(cmd, " uninstall ") {
 		t.Errorf("uninstall DaemonSet runs %q, want gvisor-installer uninstall", cmd)
 	}
 	sh.waitPods("a", true, nodes)
@@ -99,7 +99,7 @@ func TestRemoveFromPool(t *testing.T) {
 func TestRemoveFromPoolTimesOut(t *testing.T) {
 	sh := newShoot(t, "uninstalltimeout", "1.34.1")
 	const timeout = 5 * time.Second
-	a := sh.actuator(containerruntime.ActuatorOptions{UninstallTimeout: timeout})
+	a := sh.actuator(containerruntime.Settings{UninstallTimeout: timeout})
 	cr := envtest.ContainerRuntime(sh.ns, runtimeName("a"), "a", nil, "")
 	cluster := clusterWithVersion("1.34.1")
 	must(t, a.Reconcile(context.Background(), logr.Discard(), cr, cluster))

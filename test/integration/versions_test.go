@@ -21,7 +21,7 @@ func TestReconcileAcrossShootVersions(t *testing.T) {
 			if rc.Handler != "runsc" {
 				t.Errorf("RuntimeClass handler %q, want runsc", rc.Handler)
 			}
-			for _, c := range ds.Spec.Template.Spec.Containers {
+			for _, c := range append(ds.Spec.Template.Spec.InitContainers, ds.Spec.Template.Spec.Containers...) {
 				if strings.Contains(c.Image, "-dev") {
 					t.Errorf("container %s image %q is a development tag no registry has", c.Name, c.Image)
 				}

@@ -125,6 +125,7 @@ type Restarter struct {
 // Restarter returns a new restarter for the node's containerd.
 func (n *Node) Restarter() *Restarter { return &Restarter{N: n} }
 
+// Restart counts the restart and restarts the node's containerd (Node.Restart).
 func (r *Restarter) Restart(ctx context.Context) error {
 	r.Restarts++
 	return r.N.Restart(ctx)

@@ -75,8 +75,8 @@ func startHolder(ctx context.Context, binds []bind) (*holder, error) {
 	select {
 	case ok := <-ready:
 		if !ok {
-			<-h.exited
-			return nil, fmt.Errorf("the node's namespace holder exited while mounting: %s", strings.TrimSpace(h.stderr.String()))
+			werr := <-h.exited
+			return nil, fmt.Errorf("the node's namespace holder exited while mounting (%v): %s", werr, strings.TrimSpace(h.stderr.String()))
 		}
 	case <-ctx.Done():
 		h.kill()

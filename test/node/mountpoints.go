@@ -52,7 +52,7 @@ func leftoverMountPoints(dirs, own []string) []string {
 			if err != nil || (!harnessCreated(d) && !slices.Contains(own, d)) || mounted(d) {
 				break
 			}
-			if len(entries) > 0 && !(len(entries) == 1 && slices.Contains(out, filepath.Join(d, entries[0].Name()))) {
+			if len(entries) > 0 && (len(entries) != 1 || !slices.Contains(out, filepath.Join(d, entries[0].Name()))) {
 				break
 			}
 			out = append(out, d)

@@ -97,10 +97,35 @@ func New(t testing.TB, cfg Config) *Node {
 	return n
 }
 
+// start brings the node up: its files, its mount points, the namespace holder, containerd (checked to run on the
+// config written), the images, and, if cfg has one, containerd again on cfg.ContainerdConfig.
 func (n *Node) start(ctx context.Context, cfg Config) error {
 	if cfg.Images == nil {
 		return errors.New("Config.Images is nil: build them with BuildImages")
 	}
+	if err := n.writeFiles(cfg); err != nil {
+		return err
+	}
+	binds := n.binds()
+	if err := n.createMountPoints(binds); err != nil {
+		return err
+	}
+	var err error
+	if n.holder, err = startHolder(ctx, binds); err != nil {
+		return err
+	}
+	if err := n.startContainerd(ctx, cfg); err != nil {
+		return err
+	}
+	if err := n.importImages(ctx, cfg.Images); err != nil {
+		return err
+	}
+	return n.applyContainerdConfig(ctx, cfg)
+}
+
+// writeFiles creates the node's directories and writes containerd's default config.toml, the CNI config and the
+// shim wrapper.
+func (n *Node) writeFiles(cfg Config) error {
 	for _, d := range []string{"etc/containerd/conf.d", "run/containerd", strings.TrimPrefix(n.binDir, "/")} {
 		if err := os.MkdirAll(filepath.Join(n.hostRoot, d), 0o755); err != nil {
 			return err
@@ -121,10 +146,12 @@ func (n *Node) start(ctx context.Context, cfg Config) error {
 	if err := writeCNIConfig(n.path("cni/net.d"), n.bridge, n.path("cni/ipam")); err != nil {
 		return err
 	}
-	if err := writeShimWrapper(n.path("wrapper"), filepath.Join(n.binDir, ShimName)); err != nil {
-		return err
-	}
-	binds := []bind{
+	return writeShimWrapper(n.path("wrapper"), filepath.Join(n.binDir, ShimName))
+}
+
+// binds are the node's directories as the holder mounts them over the host's paths in the node's mount namespace.
+func (n *Node) binds() []bind {
+	return []bind{
 		{filepath.Join(n.hostRoot, "etc/containerd"), "/etc/containerd"},
 		{filepath.Join(n.hostRoot, "run/containerd"), "/run/containerd"},
 		{filepath.Join(n.hostRoot, n.binDir), n.binDir},
@@ -132,6 +159,10 @@ func (n *Node) start(ctx context.Context, cfg Config) error {
 		{n.path("cni/cache"), "/var/lib/cni"},
 		{n.path("opt"), "/opt/containerd"},
 	}
+}
+
+// createMountPoints creates the bind targets that do not exist on the host, remembering them for the cleanup.
+func (n *Node) createMountPoints(binds []bind) error {
 	for _, b := range binds {
 		if strings.HasPrefix(b.Target, "/run/") {
 			continue // inside the node's tmpfs
@@ -143,9 +174,12 @@ func (n *Node) start(ctx context.Context, cfg Config) error {
 			return fmt.Errorf("creating the mount point %s on the host: %w", b.Target, err)
 		}
 	}
-	if n.holder, err = startHolder(ctx, binds); err != nil {
-		return err
-	}
+	return nil
+}
+
+// startContainerd checks that containerd reads the node's config.toml as written, starts it and connects to its
+// CRI socket.
+func (n *Node) startContainerd(ctx context.Context, cfg Config) error {
 	dump, err := n.holder.nsenter(ctx, n.C.Bin(), "--config", ConfigPath, "config", "dump").Output()
 	if err != nil {
 		return fmt.Errorf("%s config dump of the node's config.toml: %w", n.C, exitDetail(err))
@@ -162,16 +196,19 @@ func (n *Node) start(ctx context.Context, cfg Config) error {
 		return err
 	}
 	n.rt, n.img = runtimeapi.NewRuntimeServiceClient(n.conn), runtimeapi.NewImageServiceClient(n.conn)
-	if err := n.importImages(ctx, cfg.Images); err != nil {
-		return err
-	}
+	return nil
+}
+
+// applyContainerdConfig restarts containerd on cfg.ContainerdConfig, if set, and checks that it comes up unless
+// cfg.ExpectDown says it refuses the config.
+func (n *Node) applyContainerdConfig(ctx context.Context, cfg Config) error {
 	if cfg.ContainerdConfig == nil {
 		return nil
 	}
 	if err := os.WriteFile(filepath.Join(n.hostRoot, ConfigPath), cfg.ContainerdConfig, 0o644); err != nil {
 		return err
 	}
-	err = n.Restart(ctx)
+	err := n.Restart(ctx)
 	switch {
 	case cfg.ExpectDown && err == nil:
 		return n.errorf("%s starts on Config.ContainerdConfig, but Config.ExpectDown says it refuses it", n.C)

@@ -56,6 +56,7 @@ func (s *suite) releases(t *testing.T, filter func(installertest.Containerd) boo
 // installer's own CRI verifier on the node's socket.
 type node struct {
 	*nodetest.Node
+
 	r    *nodetest.Restarter
 	o    installer.Options
 	logs *bytes.Buffer
@@ -103,46 +104,6 @@ func (n *node) install(t *testing.T, wantRestarts int) installer.Result {
 	}
 	t.Logf("%s", res.Summary())
 	return res
-}
-
-// gvisorPod starts a runsc pod with a busybox container and proves that it runs on the gVisor kernel: the
-// container's /proc/version (its log) names gVisor, its dmesg is gVisor's boot log, and CRI reports the pod's
-// runtime handler runsc. It returns the pod and the container.
-func gvisorPod(t *testing.T, n *node, hostNetwork bool) (*nodetest.Pod, string) {
-	t.Helper()
-	ctx := context.Background()
-	pod, err := n.RunPod(ctx, nodetest.PodSpec{Handler: "runsc", HostNetwork: hostNetwork})
-	if err != nil {
-		t.Fatalf("runsc pod on %s: %v", n.C, err)
-	}
-	id, err := n.StartContainer(ctx, pod, nodetest.BusyboxImage, "sh", "-c", "cat /proc/version; exec sleep 3600")
-	if err != nil {
-		t.Fatalf("container in the runsc pod on %s: %v", n.C, err)
-	}
-	version, err := n.ContainerLog(ctx, id, "Linux version")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(version, "gvisor") {
-		t.Errorf("the runsc pod's container does not run on gVisor: /proc/version = %q", version)
-	}
-	dmesg, err := n.ExecSync(ctx, id, "dmesg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(dmesg, "Starting gVisor") {
-		t.Errorf("the runsc pod's dmesg is not gVisor's boot log:\n%s", dmesg)
-	}
-	handler, runtimeType, err := n.SandboxHandler(ctx, pod)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if handler != "runsc" || runtimeType != "io.containerd.runsc.v1" {
-		t.Errorf("CRI reports the pod's runtime handler %q (runtime type %q), want runsc (io.containerd.runsc.v1)", handler, runtimeType)
-	}
-	first, _, _ := strings.Cut(dmesg, "\n")
-	t.Logf("runsc pod %.12s (handler %s, %s): %s; dmesg: %s", pod.ID, handler, runtimeType, strings.TrimSpace(version), first)
-	return pod, id
 }
 
 // runcPod starts a pod with containerd's default handler and proves that its container runs on the host kernel.

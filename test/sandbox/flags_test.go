@@ -20,7 +20,7 @@ func TestRunscFlagChangeNextSandbox(t *testing.T) {
 	s.releases(t, nil, func(t *testing.T, c installertest.Containerd) {
 		n := s.newNode(t, c, nodetest.Config{}, "[runsc_config]\n")
 		n.install(t, 1)
-		before, beforeID := gvisorPod(t, n, false)
+		before, beforeID := n.GVisorPod(t, false)
 		assertFlag(t, n, before, false)
 
 		const netRaw = "[runsc_config]\n  net-raw = \"true\"\n"
@@ -37,7 +37,7 @@ func TestRunscFlagChangeNextSandbox(t *testing.T) {
 			t.Errorf("containerd was (re)started %d times by the flag change", n.Starts()-starts)
 		}
 
-		after, _ := gvisorPod(t, n, false)
+		after, _ := n.GVisorPod(t, false)
 		assertFlag(t, n, after, true)
 		assertFlag(t, n, before, false)
 		if _, err := n.ExecSync(context.Background(), beforeID, "true"); err != nil {

@@ -23,7 +23,7 @@ func TestInstallStartsGVisorPod(t *testing.T) {
 		if handlers, err := n.RuntimeHandlers(ctx); err != nil || !slices.Contains(handlers, "runsc") {
 			t.Fatalf("CRI runtimes after install: %v %v", handlers, err)
 		}
-		pod, id := gvisorPod(t, n, false)
+		pod, id := n.GVisorPod(t, false)
 		if _, err := n.RunscSandboxCmdline(pod.ID); err != nil {
 			t.Error(err)
 		}

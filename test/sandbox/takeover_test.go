@@ -97,7 +97,7 @@ func TestTakeoverFromOldExtension(t *testing.T) {
 					restarts = 0
 				}
 				n.install(t, restarts)
-				pod, _ := gvisorPod(t, n, true)
+				pod, _ := n.GVisorPod(t, true)
 				assertFlag(t, n, pod, true)
 			})
 			if checked == 0 {

@@ -70,33 +70,37 @@ func (s *Server) MetricsAddr() string {
 	return s.metrics.Addr().String()
 }
 
+// plainServer is one of the plain HTTP servers (health, metrics) next to the webhook server.
+type plainServer struct {
+	name string
+	srv  *http.Server
+	ln   net.Listener
+}
+
+// plainServers builds the health server and, unless metrics are disabled, the metrics server.
+func (s *Server) plainServers() []plainServer {
+	healthMux := http.NewServeMux()
+	// /healthz: the process serves. /readyz: the webhook server accepts TLS connections (so the Service only sends
+	// the API server's calls to pods that can answer them).
+	healthMux.Handle("/healthz", http.StripPrefix("/healthz", &healthz.Handler{Checks: map[string]healthz.Checker{"ping": healthz.Ping}}))
+	healthMux.Handle("/readyz", http.StripPrefix("/readyz", &healthz.Handler{Checks: map[string]healthz.Checker{"webhook-server": s.webhook.StartedChecker()}}))
+	servers := []plainServer{{"health", &http.Server{Handler: healthMux, ReadHeaderTimeout: 10 * time.Second}, s.health}}
+	if s.metrics != nil {
+		metricsMux := http.NewServeMux()
+		// controller-runtime's webhook request metrics (count, latency, in flight) live in its registry.
+		metricsMux.Handle("/metrics", promhttp.HandlerFor(ctrlmetrics.Registry, promhttp.HandlerOpts{}))
+		servers = append(servers, plainServer{"metrics", &http.Server{Handler: metricsMux, ReadHeaderTimeout: 10 * time.Second}, s.metrics})
+	}
+	return servers
+}
+
 // Start serves until ctx is cancelled (then shuts everything down and returns nil) or one server fails (then
 // stops the others and returns its error).
 func (s *Server) Start(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	healthMux := http.NewServeMux()
-	// /healthz: the process serves. /readyz: the webhook server accepts TLS connections (so the Service only sends
-	// the API server's calls to pods that can answer them).
-	healthMux.Handle("/healthz", http.StripPrefix("/healthz", &healthz.Handler{Checks: map[string]healthz.Checker{"ping": healthz.Ping}}))
-	healthMux.Handle("/readyz", http.StripPrefix("/readyz", &healthz.Handler{Checks: map[string]healthz.Checker{"webhook-server": s.webhook.StartedChecker()}}))
-	servers := []struct {
-		name string
-		srv  *http.Server
-		ln   net.Listener
-	}{{"health", &http.Server{Handler: healthMux, ReadHeaderTimeout: 10 * time.Second}, s.health}}
-	if s.metrics != nil {
-		metricsMux := http.NewServeMux()
-		// controller-runtime's webhook request metrics (count, latency, in flight) live in its registry.
-		metricsMux.Handle("/metrics", promhttp.HandlerFor(ctrlmetrics.Registry, promhttp.HandlerOpts{}))
-		servers = append(servers, struct {
-			name string
-			srv  *http.Server
-			ln   net.Listener
-		}{"metrics", &http.Server{Handler: metricsMux, ReadHeaderTimeout: 10 * time.Second}, s.metrics})
-	}
-
+	servers := s.plainServers()
 	errc := make(chan error, len(servers)+1)
 	for _, hs := range servers {
 		go func() {
@@ -123,12 +127,23 @@ func (s *Server) Start(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 	cancel() // stops the webhook server
+	if err := stopAll(servers, errc, len(servers)+1-received, first); err != nil {
+		s.log.Error(err, "Server failed")
+		return err
+	}
+	return nil
+}
+
+// stopAll shuts the plain servers down (the webhook server stops with its context) and collects the remaining
+// results from errc; it returns first, else the first error a server reported while stopping, joined with a
+// timeout error when they do not all stop within 10s.
+func stopAll(servers []plainServer, errc <-chan error, remaining int, first error) error {
 	shutdownCtx, done := context.WithTimeout(context.Background(), 10*time.Second)
 	defer done()
 	for _, hs := range servers {
 		_ = hs.srv.Shutdown(shutdownCtx)
 	}
-	for remaining := len(servers) + 1 - received; remaining > 0; remaining-- {
+	for ; remaining > 0; remaining-- {
 		select {
 		case err := <-errc:
 			if first == nil {
@@ -137,9 +152,6 @@ func (s *Server) Start(ctx context.Context) error {
 		case <-shutdownCtx.Done():
 			return errors.Join(first, errors.New("timed out stopping the servers"))
 		}
-	}
-	if first != nil {
-		s.log.Error(first, "Server failed")
 	}
 	return first
 }

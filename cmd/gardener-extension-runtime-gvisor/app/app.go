@@ -10,21 +10,20 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/pflag"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
 	extensionscmdcontroller "github.com/gardener/gardener/extensions/pkg/controller/cmd"
-	gardenercontainerruntime "github.com/gardener/gardener/extensions/pkg/controller/containerruntime"
+	extensionscontainerruntimecontroller "github.com/gardener/gardener/extensions/pkg/controller/containerruntime"
 	"github.com/gardener/gardener/extensions/pkg/controller/heartbeat"
 	gardenerhealthz "github.com/gardener/gardener/pkg/healthz"
 
@@ -38,7 +37,7 @@ import (
 
 // Controller names for --controllers / --disable-controllers (the library's names, as in every extension).
 const (
-	containerRuntimeControllerName = gardenercontainerruntime.ControllerName
+	containerRuntimeControllerName = extensionscontainerruntimecontroller.ControllerName
 	heartbeatControllerName        = heartbeat.ControllerName
 	healthCheckControllerName      = healthcheck.ControllerName
 )
@@ -63,6 +62,7 @@ func NewFlagSet() (*Options, *pflag.FlagSet) {
 			return healthcheck.AddToManager(mgr, healthcheck.Config{
 				Controller: o.Controller.Completed().Options(),
 				SyncPeriod: o.HealthCheckSyncPeriod,
+				Mode:       o.DeliveryMode,
 			})
 		}),
 	)
@@ -90,36 +90,28 @@ func stableSwitchHelp(fs *pflag.FlagSet) {
 	}
 }
 
-// Main is the binary: Run, plus pointing the process-wide loggers of client-go (klog) and controller-runtime
-// at ours, so that every line has the chosen level and format instead of being dropped with a warning.
-func Main(ctx context.Context, args []string, out io.Writer) error {
-	return parseAndRun(ctx, args, out, true)
-}
-
-// Run parses args like the binary and runs the controller manager until ctx is cancelled. It leaves the
-// process-wide loggers alone, so that it can run inside a process that already runs other components (tests,
-// the demo). --help and --version print to out and return nil.
+// Run parses args like the binary (main.go: cli.Execute with Command) and runs the controller manager until ctx is
+// cancelled, leaving the process-wide loggers alone (cli.Run): for tests and the demo. --help and --version print
+// to out and return nil.
 func Run(ctx context.Context, args []string, out io.Writer) error {
-	return parseAndRun(ctx, args, out, false)
+	return cli.Run(ctx, Command(), args, out)
 }
 
-func parseAndRun(ctx context.Context, args []string, out io.Writer, setProcessLoggers bool) error {
+// Command is the controller manager for pkg/cli's entry points: its logger comes from the completed options, and
+// the binary also tunes the GC (gc.go).
+func Command() cli.Command {
 	o, fs := NewFlagSet()
-	fs.SetOutput(out)
-	if done, err := cli.Parse(fs, args, out, &o.PrintVersion); done {
-		return err
+	return cli.Command{
+		FlagSet: fs, PrintVersion: &o.PrintVersion, Validate: o.Validate,
+		Setup: func() (logr.Logger, error) {
+			if err := o.Complete(); err != nil {
+				return logr.Logger{}, fmt.Errorf("completing options: %w", err)
+			}
+			return o.Manager.Completed().Logger, nil
+		},
+		ProcessSetup: func() { tuneGC(os.Getenv) }, // gc.go
+		Serve:        func(ctx context.Context, _ logr.Logger) error { return run(ctx, o) },
 	}
-	if err := o.Validate(); err != nil {
-		return err
-	}
-	if err := o.Complete(); err != nil {
-		return fmt.Errorf("completing options: %w", err)
-	}
-	if setProcessLoggers {
-		logf.SetLogger(o.Manager.Completed().Logger)
-		klog.SetLogger(o.Manager.Completed().Logger)
-	}
-	return run(ctx, o)
 }
 
 func run(ctx context.Context, o *Options) error {
@@ -131,6 +123,7 @@ func run(ctx context.Context, o *Options) error {
 	mgrOpts.Scheme = scheme
 	// A new leader takes over at once after a rolling update instead of waiting for the lease to expire.
 	mgrOpts.LeaderElectionReleaseOnCancel = true
+	mgrOpts.PprofBindAddress = o.PprofBindAddress
 	// Secrets are read by name only (the ManagedResource helpers), so no cluster-wide Secret informer: a seed
 	// has many Secrets and caching them all costs memory and a list/watch on every one of them.
 	mgrOpts.Client.Cache = &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}
@@ -141,6 +134,8 @@ func run(ctx context.Context, o *Options) error {
 			&coordinationv1.Lease{}: {Namespaces: map[string]cache.Config{o.Heartbeat.Namespace: {}}},
 		}
 	}
+	// What the informers keep of each object (cache.go): no managedFields, Clusters without their CloudProfile.
+	configureCache(&mgrOpts)
 
 	mgr, err := manager.New(o.REST.Completed().Config, mgrOpts)
 	if err != nil {
@@ -161,8 +156,14 @@ func run(ctx context.Context, o *Options) error {
 	if err := o.Switches.Completed().AddToManager(ctx, mgr); err != nil {
 		return fmt.Errorf("adding controllers: %w", err)
 	}
+	// In both delivery modes on a seed (webhook.go says why the DaemonSet mode needs it too).
+	if o.servesOSCWebhook() {
+		if err := addOSCWebhook(ctx, mgr, o); err != nil {
+			return err
+		}
+	}
 	log.Info("Starting controller manager", "version", version.Version, "gardenerVersion", o.GardenerVersion,
-		"readinessGate", o.ReadinessGate, "proveSandbox", o.ProveSandbox, "uninstallTimeout", o.UninstallTimeout,
+		"readinessGate", o.ReadinessGate, "proveSandbox", o.ProveSandbox, "deliveryMode", o.DeliveryMode, "uninstallTimeout", o.UninstallTimeout,
 		"healthCheckSyncPeriod", o.HealthCheckSyncPeriod)
 	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("running manager: %w", err)
@@ -170,32 +171,18 @@ func run(ctx context.Context, o *Options) error {
 	return nil
 }
 
-// addContainerRuntimeController resolves the images (images.yaml, version stamp, IMAGEVECTOR_OVERWRITE) once at
-// start, like every Gardener extension: a changed overwrite rolls the pod (the chart's checksum annotation).
+// addContainerRuntimeController resolves the images (images.yaml, version stamp, IMAGEVECTOR_OVERWRITE) and the gVisor
+// release sums once at start, like every Gardener extension: a changed overwrite rolls the pod (the chart's checksum
+// annotation).
 func addContainerRuntimeController(ctx context.Context, mgr manager.Manager, o *Options) error {
-	images, err := imagevector.Load(version.Version)
+	renderer, err := render.Load(version.Version, os.Getenv(imagevector.OverrideEnv))
 	if err != nil {
-		return fmt.Errorf("resolving images: %w", err)
-	}
-	renderer, err := render.New(images)
-	if err != nil {
-		return fmt.Errorf("loading charts: %w", err)
-	}
-	// The gVisor release sums the installer checks its image against: embedded, or the overwrite's gvisorReleaseSums.
-	sums, err := imagevector.LoadReleaseSums(os.Getenv(imagevector.OverrideEnv))
-	if err != nil {
-		return fmt.Errorf("resolving the gVisor release sums: %w", err)
-	}
-	if renderer, err = renderer.WithReleaseSums(sums); err != nil {
-		return fmt.Errorf("resolving the gVisor release sums: %w", err)
+		return err
 	}
 	return containerruntime.AddToManager(ctx, mgr, containerruntime.Config{
 		Controller:                o.Controller.Completed().Options(),
 		IgnoreOperationAnnotation: o.Reconciler.Completed().IgnoreOperationAnnotation,
 		Renderer:                  renderer,
-		DeleteWaitTimeout:         o.DeleteWaitTimeout,
-		UninstallTimeout:          o.UninstallTimeout,
-		ReadinessGate:             o.ReadinessGate,
-		SkipSandboxProof:          !o.ProveSandbox,
+		Settings:                  o.ControllerSettings(),
 	})
 }

@@ -11,8 +11,12 @@ import (
 
 	extensionscmdcontroller "github.com/gardener/gardener/extensions/pkg/controller/cmd"
 	heartbeatcmd "github.com/gardener/gardener/extensions/pkg/controller/heartbeat/cmd"
+	extensionscmdwebhook "github.com/gardener/gardener/extensions/pkg/webhook/cmd"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/healthcheck"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
 
 const (
@@ -28,8 +32,12 @@ const (
 	ReadinessGateFlag = "readiness-gate"
 	// ProveSandboxFlag switches the installer's sandbox proof (on by default) off with false.
 	ProveSandboxFlag = "prove-sandbox"
+	// DeliveryModeFlag selects how gVisor reaches the nodes (pkg/delivery): daemonset or operatingsystemconfig.
+	DeliveryModeFlag = "delivery-mode"
 	// HealthCheckSyncPeriodFlag is how often the health-check controller recomputes each ContainerRuntime's conditions.
 	HealthCheckSyncPeriodFlag = "healthcheck-sync-period"
+	// PprofBindAddressFlag serves Go's pprof endpoints for diagnosis (off by default).
+	PprofBindAddressFlag = "pprof-bind-address"
 	// VersionFlag prints the version and exits.
 	VersionFlag = "version"
 )
@@ -58,6 +66,9 @@ type Options struct {
 	// ProveSandbox renders the installation with the installer's sandbox proof (default true): a node's pod turns
 	// Ready only once a real gVisor sandbox started there.
 	ProveSandbox bool
+	// DeliveryMode is how gVisor reaches a pool's nodes (delivery.DaemonSet, the default, or
+	// delivery.OperatingSystemConfig).
+	DeliveryMode delivery.Mode
 	// HealthCheckSyncPeriod is how often the health-check controller recomputes each ContainerRuntime's
 	// conditions (SystemComponentsHealthy, EveryNodeReady), each time reading the pool's nodes and pods in the shoot.
 	HealthCheckSyncPeriod time.Duration
@@ -68,6 +79,10 @@ type Options struct {
 	KubeAPIBurst int
 	// PrintVersion is --version.
 	PrintVersion bool
+	// PprofBindAddress serves Go's net/http/pprof there (controller-runtime's manager option); empty: off.
+	PprofBindAddress string
+	// WebhookServer registers the OperatingSystemConfig webhook (only in that delivery mode; webhook.go).
+	WebhookServer extensionscmdwebhook.ServerOptions
 }
 
 // NewOptions returns the options with their defaults. The namespaces default to LEADER_ELECTION_NAMESPACE,
@@ -85,10 +100,12 @@ func NewOptions() *Options {
 		DeleteWaitTimeout: 2 * time.Minute,
 		UninstallTimeout:  5 * time.Minute,
 		ProveSandbox:      true,
+		DeliveryMode:      delivery.DaemonSet,
 		KubeAPIQPS:        100,
 		// Gardener's providers check every 30s; gardenlet's care controller reads the conditions every minute.
 		HealthCheckSyncPeriod: healthcheck.DefaultSyncPeriod,
 		KubeAPIBurst:          130,
+		WebhookServer:         extensionscmdwebhook.ServerOptions{Namespace: os.Getenv("WEBHOOK_CONFIG_NAMESPACE")},
 	}
 	return o
 }
@@ -118,21 +135,30 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.ProveSandbox, ProveSandboxFlag, o.ProveSandbox,
 		"Have the installer start a real gVisor sandbox on every node (after registering runsc and on every re-run) before "+
 			"its pod turns Ready; a node where it does not start gets runsc unregistered again. false: Ready means runsc is registered.")
+	fs.Func(DeliveryModeFlag, "How gVisor reaches the nodes of a pool: daemonset (an installation DaemonSet per pool in the shoot) or "+
+		"operatingsystemconfig (the extension's OperatingSystemConfig webhook adds runsc to the pool's OSC, gardener-node-agent installs "+
+		"it before kubelet starts). docs/delivery-modes.md compares them.",
+		func(s string) (err error) { o.DeliveryMode, err = delivery.Parse(s); return err })
+	fs.Lookup(DeliveryModeFlag).DefValue = string(o.DeliveryMode)
 	fs.DurationVar(&o.HealthCheckSyncPeriod, HealthCheckSyncPeriodFlag, o.HealthCheckSyncPeriod,
 		"How often the healthcheck controller recomputes the SystemComponentsHealthy and EveryNodeReady conditions of each "+
 			"ContainerRuntime (reading the pool's nodes and installation pods in the shoot). Keep it below gardenlet's stale-check threshold.")
 	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Queries per second the controller may send to the API server.")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of queries the controller may send to the API server above --kube-api-qps.")
 	fs.BoolVar(&o.PrintVersion, VersionFlag, false, "Print the version and exit.")
+	fs.StringVar(&o.PprofBindAddress, PprofBindAddressFlag, o.PprofBindAddress,
+		"Serve Go's pprof endpoints (/debug/pprof/: heap, CPU profiles) on this address, e.g. 127.0.0.1:6060; empty (default): off. For diagnosis only: never expose it beyond the pod.")
+	o.addWebhookFlags(fs)
 }
 
-// addManagerFlags registers Gardener's manager flags except the webhook server ones: this extension serves no
-// webhooks, and a flag that does nothing would only mislead operators.
+// addManagerFlags registers Gardener's manager flags except the webhook server ones that this extension does not
+// use (exposedWebhookFlags lists the ones the OperatingSystemConfig webhook needs): a flag that does nothing would
+// only mislead operators.
 func addManagerFlags(m *extensionscmdcontroller.ManagerOptions, fs *pflag.FlagSet) {
 	all := pflag.NewFlagSet("manager", pflag.ContinueOnError)
 	m.AddFlags(all)
 	all.VisitAll(func(f *pflag.Flag) {
-		if !strings.HasPrefix(f.Name, "webhook-") {
+		if !strings.HasPrefix(f.Name, "webhook-") || exposedWebhookFlags[f.Name] {
 			fs.AddFlag(f)
 		}
 	})
@@ -165,7 +191,24 @@ func (o *Options) Validate() error {
 	if o.UninstallTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--%s must be positive, got %s (for example 5m)", UninstallTimeoutFlag, o.UninstallTimeout))
 	}
+	if err := o.validateWebhook(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
+}
+
+// ControllerSettings are the ContainerRuntime controller's settings, resolved once from the parsed flags and passed
+// unchanged through containerruntime.Config to every Actuator.
+func (o *Options) ControllerSettings() containerruntime.Settings {
+	return containerruntime.Settings{
+		Render: render.Settings{
+			ReadinessGate:    o.ReadinessGate,
+			SkipSandboxProof: !o.ProveSandbox,
+			DeliveryMode:     o.DeliveryMode,
+		},
+		DeleteWaitTimeout: o.DeleteWaitTimeout,
+		UninstallTimeout:  o.UninstallTimeout,
+	}
 }
 
 func (o *Options) heartbeatEnabled() bool {
@@ -182,7 +225,7 @@ func (o *Options) heartbeatEnabled() bool {
 // Complete completes the library options (logger, controller switches, REST config) after parsing. Flag
 // errors come first; the REST config last, so that a typo is not hidden behind "no kubeconfig".
 func (o *Options) Complete() error {
-	for _, c := range []extensionscmdcontroller.Completer{&o.Manager, &o.Controller, &o.Reconciler, &o.Heartbeat, o.Switches} {
+	for _, c := range []extensionscmdcontroller.Completer{&o.Manager, &o.Controller, &o.Reconciler, &o.Heartbeat, o.Switches, &o.WebhookServer} {
 		if err := c.Complete(); err != nil {
 			return err
 		}

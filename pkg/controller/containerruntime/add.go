@@ -3,12 +3,11 @@ package containerruntime
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
-	gardenercontainerruntime "github.com/gardener/gardener/extensions/pkg/controller/containerruntime"
+	extensionscontainerruntimecontroller "github.com/gardener/gardener/extensions/pkg/controller/containerruntime"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
@@ -21,14 +20,8 @@ type Config struct {
 	IgnoreOperationAnnotation bool
 	// Renderer renders the charts (with the images resolved at start).
 	Renderer *render.Renderer
-	// DeleteWaitTimeout bounds Delete's and Migrate's waits.
-	DeleteWaitTimeout time.Duration
-	// UninstallTimeout bounds Delete's wait for the pool's uninstall (see ActuatorOptions).
-	UninstallTimeout time.Duration
-	// ReadinessGate switches the scheduling readiness gate on (see ActuatorOptions).
-	ReadinessGate bool
-	// SkipSandboxProof switches the installer's sandbox proof off (see ActuatorOptions).
-	SkipSandboxProof bool
+	// Settings are the operator's settings, passed to the Actuator unchanged.
+	Settings Settings
 }
 
 // AddToManager adds the ContainerRuntime controller for type gvisor, built on Gardener's extension library.
@@ -37,19 +30,16 @@ func AddToManager(ctx context.Context, mgr manager.Manager, cfg Config) error {
 		return fmt.Errorf("containerruntime controller: no renderer configured")
 	}
 	actuator := NewActuator(ActuatorOptions{
-		Client:            mgr.GetClient(),
-		APIReader:         mgr.GetAPIReader(),
-		Renderer:          cfg.Renderer,
-		Recorder:          mgr.GetEventRecorder("gardener-extension-runtime-gvisor"),
-		DeleteWaitTimeout: cfg.DeleteWaitTimeout,
-		UninstallTimeout:  cfg.UninstallTimeout,
-		ReadinessGate:     cfg.ReadinessGate,
-		SkipSandboxProof:  cfg.SkipSandboxProof,
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Renderer:  cfg.Renderer,
+		Recorder:  mgr.GetEventRecorder("gardener-extension-runtime-gvisor"),
+		Settings:  cfg.Settings,
 	})
-	return gardenercontainerruntime.Add(mgr, gardenercontainerruntime.AddArgs{
+	return extensionscontainerruntimecontroller.Add(mgr, extensionscontainerruntimecontroller.AddArgs{
 		Actuator:                  actuator,
 		ControllerOptions:         cfg.Controller,
-		Predicates:                gardenercontainerruntime.DefaultPredicates(ctx, mgr, cfg.IgnoreOperationAnnotation),
+		Predicates:                extensionscontainerruntimecontroller.DefaultPredicates(ctx, mgr, cfg.IgnoreOperationAnnotation),
 		Type:                      Type,
 		IgnoreOperationAnnotation: cfg.IgnoreOperationAnnotation,
 	})

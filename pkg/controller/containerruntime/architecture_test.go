@@ -56,10 +56,11 @@ func TestPoolArchitectureSelectsReleaseSums(t *testing.T) {
 		"no Cluster":         {nil, "amd64,arm64"},
 	} {
 		a := NewActuator(ActuatorOptions{Renderer: r})
-		_, inst, _, err := a.render(logr.Discard(), cr, "1.33.0", poolArchitecture(tc.cluster, cr.Spec.WorkerPool.Name))
+		_, pool, err := a.desired(logr.Discard(), cr, tc.cluster, false)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
+		inst := pool.Installation
 		var got []string
 		for _, o := range inst.Objects() {
 			if cm, ok := o.(*corev1.ConfigMap); ok {

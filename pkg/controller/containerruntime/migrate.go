@@ -17,8 +17,13 @@ import (
 // Migrate sets keepObjects=true on the pool's and the shoot-wide ManagedResource, deletes them and waits until
 // they are gone. The shoot keeps its RuntimeClass and DaemonSets; the ManagedResources, whose deletion without
 // keepObjects got control plane migrations stuck in the field, no longer block the move. The shoot-wide one is
-// released by every pool's Migrate: the whole shoot moves, and the first one to get there wins.
+// released by every pool's Migrate: the whole shoot moves, and the first one to get there wins. Before that it
+// records in status.state whether the readiness gate's objects are in the shoot (restoregate.go).
 func (a *Actuator) Migrate(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, _ *extensionscontroller.Cluster) error {
+	// Whether the readiness gate's objects are in the shoot, for a new seed that runs the gate off (restoregate.go).
+	if err := a.recordGateForRestore(ctx, cr); err != nil {
+		return err
+	}
 	names := []string{InstallationManagedResourceName(cr.Spec.WorkerPool.Name), ManagedResourceName}
 	for _, name := range names {
 		if err := releaseAndDelete(ctx, a.client, cr.Namespace, name); err != nil {
@@ -44,12 +49,12 @@ func releaseAndDelete(ctx context.Context, c client.Client, namespace, name stri
 // waitUntilDeleted waits at most deleteWaitTimeout for all named ManagedResources to be gone. The error keeps
 // gardener-resource-manager's reason (for example a DaemonSet that cannot be deleted) so lastError shows it.
 func (a *Actuator) waitUntilDeleted(ctx context.Context, namespace string, names []string) error {
-	ctx, cancel := context.WithTimeout(ctx, a.deleteWaitTimeout)
+	ctx, cancel := context.WithTimeout(ctx, a.settings.DeleteWaitTimeout)
 	defer cancel()
 	var errs []error
 	for _, name := range names {
 		if err := managedresources.WaitUntilDeleted(ctx, a.client, namespace, name); err != nil {
-			errs = append(errs, fmt.Errorf("ManagedResource %s/%s still exists after %s: %w", namespace, name, a.deleteWaitTimeout.Round(time.Second), err))
+			errs = append(errs, fmt.Errorf("ManagedResource %s/%s still exists after %s: %w", namespace, name, a.settings.DeleteWaitTimeout.Round(time.Second), err))
 		}
 	}
 	return errors.Join(errs...)

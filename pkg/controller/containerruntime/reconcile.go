@@ -6,13 +6,10 @@ import (
 	"strings"
 
 	"github.com/go-logr/logr"
-	corev1 "k8s.io/api/core/v1"
 
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	reconcilerutils "github.com/gardener/gardener/pkg/controllerutils/reconciler"
-
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
 
 // Reconcile renders both charts and creates or updates the shoot-wide and the pool's ManagedResources, in the order
@@ -20,18 +17,25 @@ import (
 // pool's (its RBAC) once the first is applied; otherwise the pool's first, and the shoot-wide one only once no pool's
 // readiness-gate RBAC is left in the shoot.
 func (a *Actuator) Reconcile(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, cluster *extensionscontroller.Cluster) error {
-	runtimeClass, installation, gate, err := a.render(log, cr, shootVersion(cluster), poolArchitecture(cluster, cr.Spec.WorkerPool.Name))
+	shoot, pool, err := a.desired(log, cr, cluster, false)
 	if err != nil {
 		return err
 	}
-	pool := cr.Spec.WorkerPool.Name
+	a.warnTestImageTag(log, cr, pool.Config)
+	// A switch of the delivery mode hands the pool over only at a safe point (deliveryswitch.go).
+	if err := a.deliverySwitch(ctx, log, cr, pool); err != nil {
+		return err
+	}
 	deployPool := func() error {
-		return a.deployForShoot(ctx, cr.Namespace, InstallationManagedResourceName(pool), installation.Files())
+		if pool.Installation == nil {
+			return nil // the OperatingSystemConfig delivery mode: gardener-node-agent installs gVisor, no DaemonSet
+		}
+		return a.deployForShoot(ctx, cr.Namespace, InstallationManagedResourceName(pool.Pool), pool.Installation.Files())
 	}
 	deployShootWide := func() error {
-		return a.deployForShoot(ctx, cr.Namespace, ManagedResourceName, runtimeClass.Files())
+		return a.deployForShoot(ctx, cr.Namespace, ManagedResourceName, shoot.RuntimeClass.Files())
 	}
-	if gate {
+	if shoot.ReadinessGate {
 		// The admission policy before the RBAC it guards (gateorder.go). The RuntimeClass appearing before the
 		// DaemonSet is harmless here: with the gate its node selector requires the label only installers set.
 		if err := deployShootWide(); err != nil {
@@ -68,51 +72,12 @@ func (a *Actuator) Reconcile(ctx context.Context, log logr.Logger, cr *extension
 }
 
 // Restore re-creates the ManagedResources on the new seed; gardener-resource-manager adopts the RuntimeClass and
-// DaemonSets that Migrate left in the shoot. Nothing is kept in .status.state: everything is derived from the
-// ContainerRuntime itself.
+// DaemonSets that Migrate left in the shoot. Everything is derived from the ContainerRuntime itself, except
+// whether the old seed's readiness gate objects are in the shoot (status.state): with the gate off here, they are
+// adopted first, to be removed in order (restoregate.go).
 func (a *Actuator) Restore(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, cluster *extensionscontroller.Cluster) error {
+	if err := a.adoptGateOnRestore(ctx, log, cr, cluster); err != nil {
+		return err
+	}
 	return a.Reconcile(ctx, log, cr, cluster)
-}
-
-// render renders both charts; any error is returned before anything is written.
-func (a *Actuator) render(log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, shootVersion, arch string) (runtimeClass, installation *render.Manifests, gate bool, err error) {
-	values, err := render.ForContainerRuntime(cr)
-	if err != nil {
-		return nil, nil, false, inputError(cr, err)
-	}
-	values.TargetVersion = shootVersion
-	values.Architecture = arch
-	values.ReadinessGate = a.readinessGate(log, shootVersion)
-	values.SkipSandboxProof = a.skipSandboxProof
-	a.warnTestImageTag(log, cr)
-
-	if runtimeClass, err = a.renderer.RuntimeClass(render.RuntimeClassValues{ReadinessGate: values.ReadinessGate}); err != nil {
-		return nil, nil, false, fmt.Errorf("rendering the RuntimeClass chart: %w", err)
-	}
-	if installation, err = a.renderer.Installation(values); err != nil {
-		return nil, nil, false, fmt.Errorf("rendering the installation chart for worker pool %q: %w", cr.Spec.WorkerPool.Name, err)
-	}
-	return runtimeClass, installation, values.ReadinessGate, nil
-}
-
-// warnTestImageTag tells the shoot owner that providerConfig.testImageTag has no effect (see the package doc).
-func (a *Actuator) warnTestImageTag(log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime) {
-	tag, set := render.TestImageTag(cr)
-	if !set {
-		return
-	}
-	const msg = "providerConfig.testImageTag %q is ignored: the installation image is chosen by the operator " +
-		"(image vector overwrite of the extension), not per shoot"
-	log.Info("Ignoring providerConfig.testImageTag", "testImageTag", tag)
-	if a.recorder != nil {
-		a.recorder.Eventf(cr, nil, corev1.EventTypeWarning, "TestImageTagIgnored", "Reconcile", msg, tag)
-	}
-}
-
-// shootVersion is the shoot's Kubernetes version, for image vector entries with a targetVersion constraint.
-func shootVersion(cluster *extensionscontroller.Cluster) string {
-	if cluster == nil || cluster.Shoot == nil {
-		return ""
-	}
-	return cluster.Shoot.Spec.Kubernetes.Version
 }

@@ -73,11 +73,11 @@ func (a *Actuator) deleteAndRequeue(ctx context.Context, cr *extensionsv1alpha1.
 		if since.Before(start) {
 			start = since
 		}
-		if time.Since(since) < a.deleteWaitTimeout {
+		if time.Since(since) < a.settings.DeleteWaitTimeout {
 			waiting = append(waiting, cr.Namespace+"/"+name)
 			continue
 		}
-		stuck = append(stuck, fmt.Sprintf("ManagedResource %s/%s still exists after %s%s", cr.Namespace, name, a.deleteWaitTimeout.Round(time.Second), deletionReason(mr)))
+		stuck = append(stuck, fmt.Sprintf("ManagedResource %s/%s still exists after %s%s", cr.Namespace, name, a.settings.DeleteWaitTimeout.Round(time.Second), deletionReason(mr)))
 	}
 	switch {
 	case len(stuck) > 0:

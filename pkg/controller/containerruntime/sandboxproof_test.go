@@ -14,7 +14,7 @@ import (
 )
 
 // The installation is rendered with the installer's sandbox proof on, unless the operator switched it off
-// (--prove-sandbox=false, ActuatorOptions.SkipSandboxProof).
+// (--prove-sandbox=false, render.Settings.SkipSandboxProof).
 func TestSandboxProofRendered(t *testing.T) {
 	images, err := imagevector.ForVersion("v0.0.0-dev")
 	if err != nil {
@@ -34,15 +34,16 @@ func TestSandboxProofRendered(t *testing.T) {
 		},
 	}
 	for skip, want := range map[bool]string{false: "--prove-sandbox=true", true: "--prove-sandbox=false"} {
-		a := NewActuator(ActuatorOptions{Renderer: r, SkipSandboxProof: skip})
-		_, inst, _, err := a.render(logr.Discard(), cr, "1.33.0", "")
+		a := NewActuator(ActuatorOptions{Renderer: r, Settings: Settings{Render: render.Settings{SkipSandboxProof: skip}}})
+		_, pool, err := a.desired(logr.Discard(), cr, nil, false)
 		if err != nil {
 			t.Fatal(err)
 		}
+		inst := pool.Installation
 		found := false
 		for _, o := range inst.Objects() {
 			if ds, ok := o.(*appsv1.DaemonSet); ok {
-				found = strings.Contains(strings.Join(ds.Spec.Template.Spec.Containers[0].Command, " "), want)
+				found = strings.Contains(strings.Join(ds.Spec.Template.Spec.InitContainers[0].Command, " "), want) // the installer
 			}
 		}
 		if !found {

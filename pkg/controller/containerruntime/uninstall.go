@@ -16,8 +16,6 @@ import (
 	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
 	reconcilerutils "github.com/gardener/gardener/pkg/controllerutils/reconciler"
 	"github.com/gardener/gardener/pkg/utils/kubernetes/health"
-
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
 
 // uninstallSettle is how long Delete waits (a requeue) after swapping the pool's content to the uninstall before
@@ -75,17 +73,18 @@ func (a *Actuator) uninstall(ctx context.Context, log logr.Logger, cr *extension
 		return nil
 	}
 
-	values, err := render.ForUninstall(cr)
+	_, pool, err := a.desired(log, cr, cluster, true)
 	if err != nil {
-		return inputError(cr, err)
+		return err
 	}
-	values.TargetVersion = shootVersion(cluster)
-	values.ReadinessGate = a.readinessGate(log, values.TargetVersion)
-	manifests, err := a.renderer.Installation(values)
-	if err != nil {
-		return fmt.Errorf("rendering the uninstall of worker pool %q: %w", cr.Spec.WorkerPool.Name, err)
+	if pool.Installation == nil {
+		// The OperatingSystemConfig mode with the pool's installation still there (deleted before the handover,
+		// deliveryswitch.go): its files are the DaemonSet's alone, so the DaemonSet's uninstall removes them.
+		if pool, err = a.daemonSetUninstall(cr, cluster); err != nil {
+			return err
+		}
 	}
-	if err := a.deployForShoot(ctx, cr.Namespace, name, manifests.Files()); err != nil {
+	if err := a.deployForShoot(ctx, cr.Namespace, name, pool.Installation.Files()); err != nil {
 		return fmt.Errorf("deploying the uninstall: %w", err)
 	}
 
@@ -94,7 +93,7 @@ func (a *Actuator) uninstall(ctx context.Context, log logr.Logger, cr *extension
 		return fmt.Errorf("reading ManagedResource %s/%s: %w", cr.Namespace, name, err)
 	}
 	notDone := uninstallPending(mr)
-	requeue := requeueAfter(deadline.Add(-a.uninstallTimeout))
+	requeue := requeueAfter(deadline.Add(-a.settings.UninstallTimeout))
 	if mr.Generation != before.Generation {
 		log.Info("Rolling out the uninstall to the pool's nodes", "managedResource", name, "deadline", deadline)
 		notDone, requeue = errors.New("the uninstall was just handed to gardener-resource-manager"), uninstallSettle
@@ -130,7 +129,7 @@ func (a *Actuator) uninstallDeadline(cr *extensionsv1alpha1.ContainerRuntime) ti
 	if cr.DeletionTimestamp != nil {
 		start = cr.DeletionTimestamp.Time
 	}
-	return start.Add(a.uninstallTimeout)
+	return start.Add(a.settings.UninstallTimeout)
 }
 
 // warnUninstallTimeout records that the pool is removed although its uninstall did not finish everywhere.
@@ -141,8 +140,8 @@ func (a *Actuator) warnUninstallTimeout(log logr.Logger, cr *extensionsv1alpha1.
 	}
 	const msg = "removing worker pool %q without a finished uninstall after %s (%s): nodes where it did not finish " +
 		"keep runsc registered with containerd; run `gvisor-installer uninstall` there or replace the nodes"
-	log.Info("Uninstall timed out, removing the pool anyway", "timeout", a.uninstallTimeout, "state", state)
+	log.Info("Uninstall timed out, removing the pool anyway", "timeout", a.settings.UninstallTimeout, "state", state)
 	if a.recorder != nil {
-		a.recorder.Eventf(cr, nil, corev1.EventTypeWarning, "UninstallTimedOut", "Delete", msg, cr.Spec.WorkerPool.Name, a.uninstallTimeout, state)
+		a.recorder.Eventf(cr, nil, corev1.EventTypeWarning, "UninstallTimedOut", "Delete", msg, cr.Spec.WorkerPool.Name, a.settings.UninstallTimeout, state)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 )
 
 // ControllerName is the name for --controllers / --disable-controllers (the library's name, as in every extension).
@@ -29,6 +30,8 @@ type Config struct {
 	Controller controller.Options
 	// SyncPeriod is how often each ContainerRuntime's conditions are recomputed.
 	SyncPeriod time.Duration
+	// Mode is the delivery mode (docs/delivery-modes.md); it selects the checks (oscmode.go).
+	Mode delivery.Mode
 }
 
 // AddToManager registers the health checks of ContainerRuntimes of type gvisor with the library.
@@ -50,8 +53,15 @@ func AddToManager(mgr manager.Manager, cfg Config) error {
 		},
 		{
 			ConditionType: string(gardencorev1beta1.ShootEveryNodeReady),
-			HealthCheck:   nodesCheck{seed: seed},
+			HealthCheck:   nodesCheck(seed),
 		},
+		{
+			ConditionType: ConditionBinDirClean, // stays on the ContainerRuntime (bindir.go)
+			HealthCheck:   binDirCheck(seed),
+		},
+	}
+	if cfg.Mode == delivery.OperatingSystemConfig {
+		checks = oscModeChecks(seed)
 	}
 	return healthcheck.DefaultRegistration(
 		containerruntime.Type,

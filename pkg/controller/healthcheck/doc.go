@@ -9,6 +9,11 @@
 //     termination message (one stable line, see cmd/gvisor-installer), else the kubelet's waiting or
 //     terminated reason (ImagePullBackOff, CrashLoopBackOff, ...).
 //
+// A third condition, BinDirClean (bindir.go), names the nodes whose installer reported foreign shim-named files in
+// the bin dir (its report, package pkg/installer/report, read from the installer container's termination message).
+// gardenlet merges only the condition types above into the Shoot, so this one stays on the ContainerRuntime: such
+// a file may belong to another container runtime extension and must not make the shoot unhealthy.
+//
 // The library skips ContainerRuntimes that are being deleted; while a pool is being uninstalled the
 // ContainerRuntime controller's Delete writes the conditions instead (pkg/controller/containerruntime), and once
 // the ContainerRuntime is gone its conditions are gone with it.

@@ -24,38 +24,57 @@ import (
 // the sandbox proof take well under it on a healthy node.
 const installingThreshold = 5 * time.Minute
 
-// nodesCheck computes EveryNodeReady: how many of the pool's nodes have a Ready installation pod.
-type nodesCheck struct {
-	seed client.Client
+// poolCheck is a health check computed by result from what readPool reads of the ContainerRuntime's pool: the
+// EveryNodeReady (nodesCheck) and BinDirClean (binDirCheck, bindir.go) checks.
+type poolCheck struct {
+	seed   client.Client
+	result func(pool string, nodes []corev1.Node, pods []corev1.Pod) *healthcheck.SingleCheckResult
 }
 
-var _ healthcheck.HealthCheck = nodesCheck{}
+var _ healthcheck.HealthCheck = poolCheck{}
 
-func (c nodesCheck) Check(ctx context.Context, key types.NamespacedName) (*healthcheck.SingleCheckResult, error) {
-	cr, err := readRuntime(ctx, c.seed, key)
+func (c poolCheck) Check(ctx context.Context, key types.NamespacedName) (*healthcheck.SingleCheckResult, error) {
+	pool, nodes, pods, err := readPool(ctx, c.seed, key)
 	if err != nil {
 		return nil, err
 	}
-	pool := cr.Spec.WorkerPool.Name
-	shoot, err := newShootClient(ctx, c.seed, key.Namespace)
+	return c.result(pool, nodes, pods), nil
+}
+
+func (poolCheck) SetLoggerSuffix(string, string) {}
+
+// nodesCheck computes EveryNodeReady: how many of the pool's nodes have a Ready installation pod.
+func nodesCheck(seed client.Client) poolCheck {
+	return poolCheck{seed: seed, result: func(pool string, nodes []corev1.Node, pods []corev1.Pod) *healthcheck.SingleCheckResult {
+		if len(nodes) == 0 {
+			return &healthcheck.SingleCheckResult{Status: gardencorev1beta1.ConditionTrue} // nothing to install on yet
+		}
+		return nodesResult(pool, nodes, pods)
+	}}
+}
+
+// readPool reads, through the shoot client, the nodes of the ContainerRuntime's pool and, when there are any, the
+// pool's install-mode pods (installationPods).
+func readPool(ctx context.Context, seed client.Client, key types.NamespacedName) (string, []corev1.Node, []corev1.Pod, error) {
+	cr, err := readRuntime(ctx, seed, key)
 	if err != nil {
-		return nil, err
+		return "", nil, nil, err
+	}
+	pool := cr.Spec.WorkerPool.Name
+	shoot, err := newShootClient(ctx, seed, key.Namespace)
+	if err != nil {
+		return pool, nil, nil, err
 	}
 	nodes := &corev1.NodeList{}
 	if err := shoot.List(ctx, nodes, client.MatchingLabels{v1beta1constants.LabelWorkerPool: pool}); err != nil {
-		return nil, fmt.Errorf("listing the nodes of worker pool %q in the shoot: %w", pool, err)
+		return pool, nil, nil, fmt.Errorf("listing the nodes of worker pool %q in the shoot: %w", pool, err)
 	}
 	if len(nodes.Items) == 0 {
-		return &healthcheck.SingleCheckResult{Status: gardencorev1beta1.ConditionTrue}, nil // nothing to install on yet
+		return pool, nil, nil, nil
 	}
 	pods, err := installationPods(ctx, shoot, pool)
-	if err != nil {
-		return nil, err
-	}
-	return nodesResult(pool, nodes.Items, pods), nil
+	return pool, nodes.Items, pods, err
 }
-
-func (nodesCheck) SetLoggerSuffix(string, string) {}
 
 // installationPods returns the install-mode pods of the pool's DaemonSet (not the uninstall ones, not those being
 // deleted), selected with the DaemonSet's own selector. No DaemonSet: no pods (each node then says so).

@@ -72,19 +72,19 @@ func nodesResult(pool string, nodes []corev1.Node, pods []corev1.Pod) *healthche
 // notReadyMessage: `gVisor is not ready on 2 of 3 nodes of worker pool "a": node-1 (CrashLoopBackOff: containerd
 // 1.6.20 is not supported ...), node-2 (...)`, at most maxNamedNodes named, then "and N more".
 func notReadyMessage(pool string, total int, notReady []notReadyNode) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "gVisor is not ready on %d of %d nodes of worker pool %q: ", len(notReady), total, pool)
+	named := make([]string, len(notReady))
 	for i, n := range notReady {
-		if i == maxNamedNodes {
-			fmt.Fprintf(&b, ", and %d more", len(notReady)-maxNamedNodes)
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%s (%s)", n.name, n.reason)
+		named[i] = fmt.Sprintf("%s (%s)", n.name, n.reason)
 	}
-	return b.String()
+	return fmt.Sprintf("gVisor is not ready on %d of %d nodes of worker pool %q: ", len(notReady), total, pool) + nameNodes(named)
+}
+
+// nameNodes joins the first maxNamedNodes of named with ", " and counts the rest (", and N more").
+func nameNodes(named []string) string {
+	if len(named) <= maxNamedNodes {
+		return strings.Join(named, ", ")
+	}
+	return strings.Join(named[:maxNamedNodes], ", ") + fmt.Sprintf(", and %d more", len(named)-maxNamedNodes)
 }
 
 // podReady is the pod's Ready condition: the installer's readiness probe passes once it has succeeded.
@@ -103,7 +103,7 @@ func podReady(p *corev1.Pod) bool {
 // kubelet's message; else why the pod is not scheduled; else that it is still starting.
 func podReason(p *corev1.Pod) (string, bool) {
 	for _, cs := range append(slices.Clone(p.Status.InitContainerStatuses), p.Status.ContainerStatuses...) {
-		if cs.Ready {
+		if cs.Ready || succeededInit(p, cs) {
 			continue
 		}
 		var state, message string
@@ -137,6 +137,13 @@ func podReason(p *corev1.Pod) (string, bool) {
 		}
 	}
 	return "installing", false
+}
+
+// succeededInit reports an init container that exited 0, such as the installer once it has installed: its
+// termination message is its report (InstallerReport), no reason for the pod not to be Ready.
+func succeededInit(p *corev1.Pod, cs corev1.ContainerStatus) bool {
+	t := cs.State.Terminated
+	return t != nil && t.ExitCode == 0 && slices.ContainsFunc(p.Status.InitContainerStatuses, func(i corev1.ContainerStatus) bool { return i.Name == cs.Name })
 }
 
 // firstLine is s up to its first newline, with runs of blanks collapsed.

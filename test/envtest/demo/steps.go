@@ -22,12 +22,59 @@ import (
 	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
 )
 
 // apply creates the seed objects and the ContainerRuntimes like gardenlet, waits for the controller and
 // gardener-resource-manager, and prints what landed in the shoot.
-func apply(ctx context.Context, s *envtest.Stack, seedObjs, crObjs []client.Object) error {
+func apply(ctx context.Context, s *envtest.Stack, mode delivery.Mode, seedObjs, crObjs []client.Object) error {
+	if err := createSeedObjects(ctx, s, seedObjs); err != nil {
+		return err
+	}
+	crs, err := createContainerRuntimes(ctx, s, crObjs)
+	if err != nil {
+		return err
+	}
+	for _, cr := range crs {
+		if err := waitReconciled(ctx, s, cr); err != nil {
+			return err
+		}
+	}
+	osc := mode == delivery.OperatingSystemConfig
+	if err := waitManagedResources(ctx, s, crs, osc); err != nil {
+		return err
+	}
+	rc := &nodev1.RuntimeClass{}
+	if err := s.Client.Get(ctx, client.ObjectKey{Name: "gvisor"}, rc); err != nil {
+		return fmt.Errorf("the RuntimeClass gvisor is not in the shoot: %w", err)
+	}
+	show("RuntimeClass that landed in the shoot", rc)
+	if osc {
+		for _, cr := range crs {
+			if err := showMutatedOSC(ctx, s.Client, cr); err != nil {
+				return err
+			}
+		}
+		say("no installation DaemonSet and no pod of the extension in the shoot (delivery mode %s)", mode)
+	} else {
+		for _, cr := range crs {
+			if err := showInstallation(ctx, s, cr.Spec.WorkerPool.Name); err != nil {
+				return err
+			}
+		}
+	}
+	for _, cr := range crs {
+		if err := showHealth(ctx, s, cr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// createSeedObjects creates the seed's objects (the shoot namespace, the Cluster) and, for each Cluster, the
+// shoot access gardenlet keeps next to it.
+func createSeedObjects(ctx context.Context, s *envtest.Stack, seedObjs []client.Object) error {
 	for _, obj := range seedObjs {
 		if err := s.Client.Create(ctx, obj); err != nil {
 			return fmt.Errorf("applying %s: %w", describe(obj), err)
@@ -39,75 +86,80 @@ func apply(ctx context.Context, s *envtest.Stack, seedObjs, crObjs []client.Obje
 			}
 		}
 	}
+	return nil
+}
+
+// createContainerRuntimes creates the ContainerRuntimes annotated for a reconcile, like gardenlet, and returns
+// them in file order, so that the output is the same on every run.
+func createContainerRuntimes(ctx context.Context, s *envtest.Stack, crObjs []client.Object) ([]*extensionsv1alpha1.ContainerRuntime, error) {
+	crs := make([]*extensionsv1alpha1.ContainerRuntime, 0, len(crObjs))
 	for _, obj := range crObjs {
 		cr, ok := obj.(*extensionsv1alpha1.ContainerRuntime)
 		if !ok {
-			return fmt.Errorf("%s: only ContainerRuntimes belong in the ContainerRuntime file", describe(obj))
+			return nil, fmt.Errorf("%s: only ContainerRuntimes belong in the ContainerRuntime file", describe(obj))
 		}
 		// gardenlet annotates what it wants reconciled; the controller runs with --ignore-operation-annotation=false.
 		metav1.SetMetaDataAnnotation(&cr.ObjectMeta, v1beta1constants.GardenerOperation, v1beta1constants.GardenerOperationReconcile)
 		if err := s.Client.Create(ctx, cr); err != nil {
-			return fmt.Errorf("applying %s: %w", describe(cr), err)
+			return nil, fmt.Errorf("applying %s: %w", describe(cr), err)
 		}
 		say("applied %s (worker pool %q)", describe(cr), cr.Spec.WorkerPool.Name)
+		crs = append(crs, cr)
 	}
+	return crs, nil
+}
 
-	var pools []string // in file order, so the output is the same on every run
-	namespace := map[string]string{}
-	for _, obj := range crObjs {
-		cr := obj.(*extensionsv1alpha1.ContainerRuntime)
-		start := time.Now()
-		if err := poll(ctx, "ContainerRuntime "+cr.Name+" reconciled", func() (bool, error) {
-			if err := s.Client.Get(ctx, client.ObjectKeyFromObject(cr), cr); err != nil {
-				return false, err
-			}
-			op := cr.Status.LastOperation
-			if op != nil && op.State == gardencorev1beta1.LastOperationStateError && cr.Status.LastError != nil {
-				return false, fmt.Errorf("lastError %v: %s", cr.Status.LastError.Codes, cr.Status.LastError.Description)
-			}
-			return op != nil && op.State == gardencorev1beta1.LastOperationStateSucceeded, nil
-		}); err != nil {
-			return err
+// waitReconciled waits until the controller reports cr's last operation Succeeded (or fails on its lastError).
+func waitReconciled(ctx context.Context, s *envtest.Stack, cr *extensionsv1alpha1.ContainerRuntime) error {
+	start := time.Now()
+	if err := poll(ctx, "ContainerRuntime "+cr.Name+" reconciled", func() (bool, error) {
+		if err := s.Client.Get(ctx, client.ObjectKeyFromObject(cr), cr); err != nil {
+			return false, err
 		}
 		op := cr.Status.LastOperation
-		say("ContainerRuntime %s/%s: lastOperation %s %s (%q) after %s", cr.Namespace, cr.Name, op.Type, op.State, op.Description, time.Since(start).Round(10*time.Millisecond))
-		pools = append(pools, cr.Spec.WorkerPool.Name)
-		namespace[cr.Spec.WorkerPool.Name] = cr.Namespace
-	}
-
-	shootWide := map[string]bool{}
-	for _, pool := range pools {
-		if err := waitHealthy(ctx, s.Client, namespace[pool], containerruntime.InstallationManagedResourceName(pool)); err != nil {
-			return err
+		if op != nil && op.State == gardencorev1beta1.LastOperationStateError && cr.Status.LastError != nil {
+			return false, fmt.Errorf("lastError %v: %s", cr.Status.LastError.Codes, cr.Status.LastError.Description)
 		}
-		if ns := namespace[pool]; !shootWide[ns] {
+		return op != nil && op.State == gardencorev1beta1.LastOperationStateSucceeded, nil
+	}); err != nil {
+		return err
+	}
+	op := cr.Status.LastOperation
+	say("ContainerRuntime %s/%s: lastOperation %s %s (%q) after %s", cr.Namespace, cr.Name, op.Type, op.State, op.Description, time.Since(start).Round(10*time.Millisecond))
+	return nil
+}
+
+// waitManagedResources waits until each pool's installation ManagedResource (none in the OSC mode: there
+// gardener-node-agent installs gVisor) and each shoot namespace's shoot-wide one are healthy.
+func waitManagedResources(ctx context.Context, s *envtest.Stack, crs []*extensionsv1alpha1.ContainerRuntime, osc bool) error {
+	shootWide := map[string]bool{}
+	for _, cr := range crs {
+		ns, pool := cr.Namespace, cr.Spec.WorkerPool.Name
+		if !osc {
+			if err := waitHealthy(ctx, s.Client, ns, containerruntime.InstallationManagedResourceName(pool)); err != nil {
+				return err
+			}
+		}
+		if !shootWide[ns] {
 			shootWide[ns] = true
 			if err := waitHealthy(ctx, s.Client, ns, containerruntime.ManagedResourceName); err != nil {
 				return err
 			}
 		}
 	}
+	return nil
+}
 
-	rc := &nodev1.RuntimeClass{}
-	if err := s.Client.Get(ctx, client.ObjectKey{Name: "gvisor"}, rc); err != nil {
-		return fmt.Errorf("the RuntimeClass gvisor is not in the shoot: %w", err)
+// showInstallation prints pool's installation DaemonSet and the runsc.toml its installer writes.
+func showInstallation(ctx context.Context, s *envtest.Stack, pool string) error {
+	ds := &appsv1.DaemonSet{}
+	if err := s.Client.Get(ctx, client.ObjectKey{Namespace: metav1.NamespaceSystem, Name: "gvisor-installation-" + pool}, ds); err != nil {
+		return fmt.Errorf("the installation DaemonSet of pool %s is not in the shoot: %w", pool, err)
 	}
-	show("RuntimeClass that landed in the shoot", rc)
-	for _, pool := range pools {
-		ds := &appsv1.DaemonSet{}
-		if err := s.Client.Get(ctx, client.ObjectKey{Namespace: metav1.NamespaceSystem, Name: "gvisor-installation-" + pool}, ds); err != nil {
-			return fmt.Errorf("the installation DaemonSet of pool %s is not in the shoot: %w", pool, err)
-		}
-		show("DaemonSet that landed in the shoot for worker pool "+pool, ds)
-		cm := &corev1.ConfigMap{}
-		if err := s.Client.Get(ctx, client.ObjectKey{Namespace: metav1.NamespaceSystem, Name: "gvisor-installation-" + pool + "-runsc"}, cm); err == nil {
-			say("runsc.toml the installer writes on every node of pool %s:\n%s", pool, indent(cm.Data["runsc.toml"]))
-		}
-	}
-	for _, obj := range crObjs {
-		if err := showHealth(ctx, s, obj.(*extensionsv1alpha1.ContainerRuntime)); err != nil {
-			return err
-		}
+	show("DaemonSet that landed in the shoot for worker pool "+pool, ds)
+	cm := &corev1.ConfigMap{}
+	if err := s.Client.Get(ctx, client.ObjectKey{Namespace: metav1.NamespaceSystem, Name: "gvisor-installation-" + pool + "-runsc"}, cm); err == nil {
+		say("runsc.toml the installer writes on every node of pool %s:\n%s", pool, indent(cm.Data["runsc.toml"]))
 	}
 	return nil
 }

@@ -179,7 +179,8 @@ func BenchmarkNoOpReconcile(b *testing.B) {
 			b.Fatal(err)
 		}
 		counting := &countingClient{Client: direct}
-		a := containerruntime.NewActuator(containerruntime.ActuatorOptions{Client: counting, APIReader: counting, Renderer: renderer, DeleteWaitTimeout: time.Minute})
+		a := containerruntime.NewActuator(containerruntime.ActuatorOptions{Client: counting, APIReader: counting, Renderer: renderer,
+			Settings: containerruntime.Settings{DeleteWaitTimeout: time.Minute}})
 		if err := direct.Get(ctx, client.ObjectKeyFromObject(cr), cr); err != nil {
 			b.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 // to the real API server: the point is to count, not to fake anything.
 type countingClient struct {
 	client.Client
+
 	reads, writes atomic.Int64
 }
 
@@ -63,6 +64,7 @@ func (c *countingClient) SubResource(sub string) client.SubResourceClient {
 
 type countingSubResource struct {
 	client.SubResourceClient
+
 	c *countingClient
 }
 

@@ -3,6 +3,7 @@ package v1alpha1
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,7 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// ProviderConfigPath is the root of the field paths in Decode's and Validate's errors: the providerConfig of the
+// ProviderConfigPath is the usual root of the field paths in Parse's errors: the providerConfig of the
 // ContainerRuntime (and of the Shoot's worker containerRuntimes entry it comes from).
 var ProviderConfigPath = field.NewPath("providerConfig")
 
@@ -23,22 +24,37 @@ var knownFields = []string{"apiVersion", "kind", "configFlags", "testImageTag"}
 // `duplicate field "x"`).
 var strictField = regexp.MustCompile(`^(unknown|duplicate) field "([^"]*)"`)
 
-// wire is what Decode reads before checking value types, so that `net-raw: true` (a YAML bool) gets an error that
-// says to quote it instead of a JSON type error.
+// wire is what decode reads before checking value types, so that `net-raw: true` (a YAML bool) or a testImageTag
+// that is a number gets an error naming that field instead of a JSON type error for the whole object, and the rest
+// of the object is still read (and validated: every error at once).
 type wire struct {
-	APIVersion   string         `json:"apiVersion,omitempty"`
-	Kind         string         `json:"kind,omitempty"`
-	ConfigFlags  map[string]any `json:"configFlags,omitempty"`
-	TestImageTag *string        `json:"testImageTag,omitempty"`
+	APIVersion   string `json:"apiVersion,omitempty"`
+	Kind         string `json:"kind,omitempty"`
+	ConfigFlags  any    `json:"configFlags,omitempty"`
+	TestImageTag any    `json:"testImageTag,omitempty"`
 }
 
-// Decode reads a GVisorConfiguration from JSON or YAML (a ContainerRuntime's providerConfig.Raw).
-// An empty or null input yields the defaults (no flags). Decoding is strict: unknown and duplicate fields, a wrong
-// apiVersion or kind, and non-string flag values are errors whose field paths start at providerConfig.
-// A missing apiVersion or kind is taken to mean this one, as the original extension's decoder does (it fills them
-// in from the type it decodes into), so providerConfigs that work there without them keep working here.
-// Decode does not check flags against the allowlist (call Validate) nor fill in defaults (WithDefaults).
-func Decode(raw []byte) (*GVisorConfiguration, error) {
+// Parse is the one way in for a providerConfig (a ContainerRuntime's providerConfig.Raw, a Shoot worker's
+// containerRuntimes[].providerConfig): it decodes raw (JSON or YAML) strictly and validates what it read with
+// Validate, reporting every problem at once with field paths rooted at fldPath (usually ProviderConfigPath). An
+// empty or null input yields the defaults (no flags). Decoding refuses unknown and duplicate fields, a wrong
+// apiVersion or kind and non-string values; a missing apiVersion or kind is taken to mean this one, as the original
+// extension's decoder does (it fills them in from the type it decodes into), so providerConfigs that work there
+// without them keep working here. Defaults are not filled in (WithDefaults, which the renderer applies).
+func Parse(raw []byte, fldPath *field.Path) (*GVisorConfiguration, field.ErrorList) {
+	cfg, errs := decode(raw, fldPath)
+	if cfg != nil {
+		errs = append(errs, Validate(cfg, fldPath)...)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return cfg, nil
+}
+
+// decode reads raw strictly. Besides its errors it returns what it could read (the flags whose values are strings,
+// a string testImageTag), so that Parse validates those too; nil only when nothing is readable.
+func decode(raw []byte, fldPath *field.Path) (*GVisorConfiguration, field.ErrorList) {
 	cfg := &GVisorConfiguration{}
 	cfg.APIVersion, cfg.Kind = APIVersion, Kind
 	trimmed := bytes.TrimSpace(raw)
@@ -49,62 +65,71 @@ func Decode(raw []byte) (*GVisorConfiguration, error) {
 	// YAMLToJSONStrict refuses duplicate keys in YAML; sigsjson refuses them (and unknown fields) in JSON.
 	js, err := yaml.YAMLToJSONStrict(trimmed)
 	if err != nil {
-		return nil, field.ErrorList{field.Invalid(ProviderConfigPath, "(unparsable)",
-			fmt.Sprintf("not valid YAML or JSON, or a key appears twice: %v", err))}.ToAggregate()
+		return nil, field.ErrorList{field.Invalid(fldPath, "(unparsable)",
+			fmt.Sprintf("not valid YAML or JSON, or a key appears twice: %v", err))}
 	}
 	var w wire
 	strictErrs, err := sigsjson.UnmarshalStrict(js, &w, sigsjson.DisallowDuplicateFields, sigsjson.DisallowUnknownFields)
 	if err != nil {
-		return nil, field.ErrorList{field.Invalid(ProviderConfigPath, "(undecodable)",
-			fmt.Sprintf("must be a %s object with fields %s: %v", Kind, strings.Join(knownFields, ", "), err))}.ToAggregate()
+		return nil, field.ErrorList{field.Invalid(fldPath, "(undecodable)",
+			fmt.Sprintf("must be a %s object with fields %s: %v", Kind, strings.Join(knownFields, ", "), err))}
 	}
 
 	var errs field.ErrorList
 	for _, se := range strictErrs {
-		p := ProviderConfigPath
+		p := fldPath
 		if m := strictField.FindStringSubmatch(se.Error()); m != nil {
 			p = p.Child(m[2]) // name the offending field itself
 		}
 		errs = append(errs, field.Forbidden(p,
 			fmt.Sprintf("%v; the fields of a %s are %s", se, Kind, strings.Join(knownFields, ", "))))
 	}
-	errs = append(errs, checkTypeMeta(w)...)
+	errs = append(errs, checkTypeMeta(w, fldPath)...)
+	var flagErrs field.ErrorList
+	cfg.ConfigFlags, flagErrs = decodeFlags(w.ConfigFlags, fldPath.Child("configFlags"))
+	errs = append(errs, flagErrs...)
+	switch tag := w.TestImageTag.(type) {
+	case nil:
+	case string:
+		cfg.TestImageTag = &tag
+	default:
+		errs = append(errs, field.Invalid(fldPath.Child("testImageTag"), tag, "must be a string (an image tag)"))
+	}
+	return cfg, errs
+}
 
-	flagsPath := ProviderConfigPath.Child("configFlags")
-	if w.ConfigFlags != nil {
-		cfg.ConfigFlags = make(map[string]string, len(w.ConfigFlags))
+// decodeFlags keeps the flags whose values are strings and names every other one, in a stable order.
+func decodeFlags(v any, p *field.Path) (map[string]string, field.ErrorList) {
+	if v == nil {
+		return nil, nil
 	}
-	names := make([]string, 0, len(w.ConfigFlags))
-	for name := range w.ConfigFlags {
-		names = append(names, name)
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, field.ErrorList{field.Invalid(p, v, "must be an object: runsc flag name -> string value, for example net-raw: \"true\"")}
 	}
-	slices.Sort(names) // errors in a stable order
-	for _, name := range names {
-		switch v := w.ConfigFlags[name].(type) {
+	flags := make(map[string]string, len(m))
+	var errs field.ErrorList
+	for _, name := range slices.Sorted(maps.Keys(m)) { // errors in a stable order
+		switch v := m[name].(type) {
 		case string:
-			cfg.ConfigFlags[name] = v
+			flags[name] = v
 		default:
-			errs = append(errs, field.Invalid(flagsPath.Key(name), v,
+			errs = append(errs, field.Invalid(p.Key(name), v,
 				fmt.Sprintf("must be a string: quote the value, for example %s: \"%v\"", name, v)))
 		}
 	}
-	cfg.TestImageTag = w.TestImageTag
-
-	if len(errs) > 0 {
-		return nil, errs.ToAggregate()
-	}
-	return cfg, nil
+	return flags, errs
 }
 
 // checkTypeMeta refuses an apiVersion or kind other than ours. Empty ones are accepted: the original extension's
 // decoder (apimachinery's UniversalDecoder into a GVisorConfiguration) defaults them from the target type.
-func checkTypeMeta(w wire) field.ErrorList {
+func checkTypeMeta(w wire, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if w.APIVersion != "" && w.APIVersion != APIVersion {
-		errs = append(errs, field.NotSupported(ProviderConfigPath.Child("apiVersion"), w.APIVersion, []string{APIVersion}))
+		errs = append(errs, field.NotSupported(fldPath.Child("apiVersion"), w.APIVersion, []string{APIVersion}))
 	}
 	if w.Kind != "" && w.Kind != Kind {
-		errs = append(errs, field.NotSupported(ProviderConfigPath.Child("kind"), w.Kind, []string{Kind}))
+		errs = append(errs, field.NotSupported(fldPath.Child("kind"), w.Kind, []string{Kind}))
 	}
 	return errs
 }

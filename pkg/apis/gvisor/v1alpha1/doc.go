@@ -9,7 +9,9 @@
 //	configFlags:
 //	  net-raw: "true"
 //
-// Decode is strict (an unknown or misspelt field is an error naming it, never silently dropped) and Validate checks
-// every runsc flag against an allowlist with typed values (see flags.go), because these flags end up in the
-// runsc.toml of every node of the pool, where a bad value breaks every gVisor sandbox start.
+// Parse is the one way in: it decodes strictly (an unknown or misspelt field is an error naming it, never silently
+// dropped) and checks every runsc flag against an allowlist with typed values (ValidateFlags, flags.go), because
+// these flags end up in the runsc.toml of every node of the pool, where a bad value breaks every gVisor sandbox
+// start. Every problem comes back at once, as a field.ErrorList rooted where the caller says: the controller's
+// renderer (pkg/render) and the garden's admission (pkg/admission) call it alike.
 package v1alpha1

@@ -143,7 +143,7 @@ func checkOverlay2(v string) error {
 	spec, size, hasSize := strings.Cut(v, ",")
 	mount, medium, ok := strings.Cut(spec, ":")
 	if !ok || (mount != "root" && mount != "all") {
-		return fmt.Errorf("must start with root: or all:")
+		return fmt.Errorf("must start with %q or %q", "root:", "all:")
 	}
 	switch {
 	case medium == "memory", medium == "self":

@@ -97,7 +97,7 @@ func TestValidate(t *testing.T) {
 		{
 			name:    "overlay2 bad mount",
 			flags:   map[string]string{"overlay2": "submounts:memory"},
-			wantErr: []string{`providerConfig.configFlags[overlay2]|root: or all:`},
+			wantErr: []string{`providerConfig.configFlags[overlay2]|must start with "root:" or "all:"`},
 		},
 		{
 			name:    "several errors are all reported, sorted by flag",

@@ -3,36 +3,12 @@ package containerruntime
 import (
 	"testing"
 
-	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 )
-
-// The gate is rendered only when the operator switched it on and the shoot runs Kubernetes 1.30 or later.
-func TestReadinessGateByShootVersion(t *testing.T) {
-	for _, tc := range []struct {
-		enabled bool
-		version string
-		want    bool
-	}{
-		{false, "1.35.0", false},
-		{true, "1.35.0", true},
-		{true, "1.30.0", true},
-		{true, "1.30.14", true},
-		{true, "1.29.15", false},
-		{true, "1.27.0", false},
-		{true, "", false},
-		{true, "not-a-version", false},
-	} {
-		a := &Actuator{readinessGateEnabled: tc.enabled}
-		if got := a.readinessGate(logr.Discard(), tc.version); got != tc.want {
-			t.Errorf("--readiness-gate=%v, shoot %q: gate %v, want %v", tc.enabled, tc.version, got, tc.want)
-		}
-	}
-}
 
 // The uninstall is skipped exactly when the shoot's nodes go anyway or are gone.
 func TestSkipUninstall(t *testing.T) {

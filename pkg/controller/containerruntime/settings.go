@@ -1,0 +1,21 @@
+package containerruntime
+
+import (
+	"time"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+)
+
+// Settings are the operator's settings of the controller, resolved once from the command line
+// (cmd/gardener-extension-runtime-gvisor/app: Options.ControllerSettings) and handed unchanged through Config and
+// ActuatorOptions to the Actuator.
+type Settings struct {
+	// Render are the settings every shoot's objects are rendered with (readiness gate, sandbox proof, delivery
+	// mode): render.Renderer.Shoot applies them.
+	Render render.Settings
+	// DeleteWaitTimeout bounds Delete's and Migrate's waits for ManagedResources to be gone.
+	DeleteWaitTimeout time.Duration
+	// UninstallTimeout bounds how long Delete waits for the pool's nodes to report the uninstall done, counted
+	// from the ContainerRuntime's deletion timestamp; after it the pool is removed anyway, with a warning event.
+	UninstallTimeout time.Duration
+}

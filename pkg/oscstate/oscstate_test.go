@@ -1,0 +1,70 @@
+package oscstate
+
+import (
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	nodeagentconfigv1alpha1 "github.com/gardener/gardener/pkg/apis/config/nodeagent/v1alpha1"
+	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
+	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
+
+	oscwebhook "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
+)
+
+func oscWith(op *extensionsv1alpha1.PluginPathOperation, files ...string) *extensionsv1alpha1.OperatingSystemConfig {
+	osc := &extensionsv1alpha1.OperatingSystemConfig{}
+	osc.Spec.CRIConfig = &extensionsv1alpha1.CRIConfig{Containerd: &extensionsv1alpha1.ContainerdConfig{Plugins: []extensionsv1alpha1.PluginConfig{
+		{Path: []string{"io.containerd.grpc.v1.cri", "registry"}},
+		{Op: op, Path: oscwebhook.PluginPath()},
+	}}}
+	for _, f := range files {
+		osc.Spec.Files = append(osc.Spec.Files, extensionsv1alpha1.File{Path: f})
+	}
+	return osc
+}
+
+func TestClassify(t *testing.T) {
+	bin := extensionsv1alpha1.ContainerDRuntimeContainersBinFolder
+	full := oscWith(nil, bin+"/runsc", "/etc/containerd/runsc.toml", "/etc/kubelet.conf", bin+"/runc-other")
+	if got := Classify(full); !got.Carries() || got.Clean() || !slices.Equal(got.Files, []string{"/etc/containerd/runsc.toml", bin + "/runsc"}) {
+		t.Errorf("add entry with files: %+v", got)
+	}
+	removal := oscWith(ptr.To(extensionsv1alpha1.RemovePluginPathOperation))
+	if got := Classify(removal); got.Entry != Remove || got.Carries() || got.Clean() {
+		t.Errorf("remove entry: %+v", got)
+	}
+	plain := &extensionsv1alpha1.OperatingSystemConfig{}
+	if got := Classify(plain); !got.Clean() {
+		t.Errorf("nothing of ours: %+v", got)
+	}
+	if got := Classify(oscWith(ptr.To(extensionsv1alpha1.AddPluginPathOperation))); got.Entry != Add || got.Carries() {
+		t.Errorf("add entry without files does not deliver gVisor: %+v", got)
+	}
+}
+
+func TestNodeReports(t *testing.T) {
+	n := &corev1.Node{Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{
+		Type: nodeagentconfigv1alpha1.ConditionTypeSystemdUnitsReady, Status: corev1.ConditionFalse,
+		Message: "foo.service: failed; " + oscwebhook.ProofUnitName + ": failed",
+	}}}}
+	if got := proofFailure(n); got != oscwebhook.ProofUnitName+": failed" {
+		t.Errorf("proofFailure = %q", got)
+	}
+	n.Status.Conditions[0].Message = "foo.service: failed"
+	if got := proofFailure(n); got != "" {
+		t.Errorf("another unit's failure is not ours: %q", got)
+	}
+
+	old := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{v1beta1constants.LabelWorkerPoolGardenerNodeAgentSecretName: "gardener-node-agent-a-old"}}}
+	if !beingReplaced(old, "gardener-node-agent-a-new") || beingReplaced(old, "gardener-node-agent-a-old") {
+		t.Error("a node on an older secret of the pool is being replaced, one on the current secret is not")
+	}
+	tainted := &corev1.Node{Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: mcmPreferNoScheduleKey, Effect: corev1.TaintEffectPreferNoSchedule}}}}
+	if !beingReplaced(tainted, "x") {
+		t.Error("a node of an old machine set is being replaced")
+	}
+}

@@ -1,0 +1,200 @@
+package operatingsystemconfig
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+)
+
+const (
+	// ProofUnitName is the oneshot unit that proves a runsc sandbox starts on the node.
+	ProofUnitName = "gvisor-sandbox-proof.service"
+	// RunscConfigPath is where the runsc.toml goes; the runsc runtime's options.ConfigPath names it.
+	RunscConfigPath = containerdconfig.RunscConfigPath
+	// InstallerBinary is the installer's file name in the binaryPath (it runs the sandbox proof).
+	InstallerBinary = "gvisor-installer"
+	// DropInPath is the DaemonSet installer's containerd drop-in (containerd 2.x registers runsc there). The OSC
+	// claims it with a comment-only file: on a switch from the DaemonSet mode node-agent overwrites the drop-in
+	// (runsc is then registered in config.toml only, with the same values), and deletes it with our other files
+	// when gVisor leaves the pool, so no unowned registration outlives the binaries. A file without tables changes
+	// nothing in containerd's effective config (checked with containerd 1.7.35 and 2.4.2 `config dump`).
+	DropInPath = containerdconfig.DropInPath
+	// DropInClaim is the drop-in's content.
+	DropInClaim = "# gVisor's runsc is registered in config.toml by gardener-node-agent (OperatingSystemConfig delivery).\n"
+
+	binaryPermissions = 0o755
+	configPermissions = 0o644
+	// runscTomlKey is the key of the runsc ConfigMap the DaemonSet mode renders.
+	runscTomlKey = "runsc.toml"
+)
+
+// imageFiles are the files taken from the installation image: file name in the binaryPath -> path in the image
+// (the Dockerfile's runtime-gvisor-installation target; the DaemonSet copies them from the same places).
+var imageFiles = [][2]string{
+	{"containerd-shim-runsc-v1", "/opt/gvisor/containerd-shim-runsc-v1"},
+	{InstallerBinary, "/" + InstallerBinary},
+	{"runsc", "/opt/gvisor/runsc"},
+}
+
+// PluginPath is the path of our entry in spec.criConfig.containerd.plugins. gardener-node-agent prefixes "plugins"
+// and, for containerd config versions 3 and 4, maps io.containerd.grpc.v1.cri/containerd/runtimes to
+// io.containerd.cri.v1.runtime/containerd/runtimes (pluginPathReplacements in
+// pkg/nodeagent/controller/operatingsystemconfig/containerd_config.go), so this one path serves every version.
+func PluginPath() []string {
+	return []string{"io.containerd.grpc.v1.cri", "containerd", "runtimes", "runsc"}
+}
+
+// pluginValues is what our DaemonSet installer registers (pkg/installer/containerdconfig). Marshalled once: the
+// same bytes on every mutation keep the mutation idempotent (encoding/json sorts map keys).
+var pluginValues = func() []byte {
+	raw, err := json.Marshal(map[string]any{
+		"runtime_type": containerdconfig.RuntimeType,
+		"options":      map[string]any{"TypeUrl": containerdconfig.OptionsTypeURL, "ConfigPath": containerdconfig.RunscConfigPath},
+	})
+	if err != nil {
+		panic(fmt.Sprintf("encoding the runsc plugin values: %v", err))
+	}
+	return raw
+}()
+
+// Additions are what the webhook adds to the reconcile OSC of one gVisor pool.
+type Additions struct {
+	// Files, sorted by path: runsc.toml (inline) and the three binaries (imageRef).
+	Files []extensionsv1alpha1.File
+	// Units: the sandbox-proof unit, or none when the proof is off.
+	Units []extensionsv1alpha1.Unit
+	// Plugin is the runsc runtime entry (op add).
+	Plugin extensionsv1alpha1.PluginConfig
+}
+
+// additions renders the pool's installation chart exactly as the DaemonSet mode does and takes from it the image
+// and the runsc.toml, so that both modes have one source of truth.
+func (e *Ensurer) additions(pr *poolRuntime) (*Additions, error) {
+	// The DaemonSet mode's rendering of this pool (Renderer.Shoot, the path the controller takes), of which only the
+	// installer image and the runsc ConfigMap are used.
+	objs, err := e.renderer.Shoot(render.Settings{DeliveryMode: delivery.DaemonSet, SkipSandboxProof: e.opts.SkipSandboxProof}, render.ShootInput{
+		ContainerRuntimes: []*extensionsv1alpha1.ContainerRuntime{pr.cr},
+		KubernetesVersion: pr.kubernetesVersion,
+		Architectures:     map[string]string{pr.cr.Spec.WorkerPool.Name: pr.architecture},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("the Shoot's %s: %w", pr.field, err)
+	}
+	if len(objs.Pools) != 1 || objs.Pools[0].Installation == nil {
+		return nil, fmt.Errorf("worker pool %q: the renderer returned no installation for the pool", pr.cr.Spec.WorkerPool.Name)
+	}
+	image, toml, err := imageAndConfig(objs.Pools[0].Installation)
+	if err != nil {
+		return nil, fmt.Errorf("worker pool %q: %w", pr.cr.Spec.WorkerPool.Name, err)
+	}
+
+	binDir := pr.cr.Spec.BinaryPath
+	files := []extensionsv1alpha1.File{inlineFile(RunscConfigPath, toml)}
+	for _, f := range imageFiles {
+		files = append(files, extensionsv1alpha1.File{
+			Path:        path.Join(binDir, f[0]),
+			Permissions: ptr.To[uint32](binaryPermissions),
+			Content: extensionsv1alpha1.FileContent{ImageRef: &extensionsv1alpha1.FileContentImageRef{
+				Image: image, FilePathInImage: f[1],
+			}},
+		})
+	}
+	// The proof is re-run when what it proves changes: the binaries and runsc.toml, not the drop-in claim.
+	proven := slices.Clone(files)
+	files = append(files, inlineFile(DropInPath, DropInClaim))
+	slices.SortFunc(files, func(a, b extensionsv1alpha1.File) int { return strings.Compare(a.Path, b.Path) })
+
+	add := &Additions{
+		Files: files,
+		Plugin: extensionsv1alpha1.PluginConfig{
+			Op:     ptr.To(extensionsv1alpha1.AddPluginPathOperation),
+			Path:   PluginPath(),
+			Values: &apiextensionsv1.JSON{Raw: slices.Clone(pluginValues)},
+		},
+	}
+	if !e.opts.SkipSandboxProof {
+		add.Units = []extensionsv1alpha1.Unit{proofUnit(binDir, proven)}
+	}
+	return add, nil
+}
+
+func inlineFile(path, data string) extensionsv1alpha1.File {
+	return extensionsv1alpha1.File{
+		Path:        path,
+		Permissions: ptr.To[uint32](configPermissions),
+		Content: extensionsv1alpha1.FileContent{Inline: &extensionsv1alpha1.FileContentInline{
+			Encoding: string(extensionsv1alpha1.PlainFileCodecID), Data: data,
+		}},
+	}
+}
+
+// imageAndConfig returns the installer container's image and the runsc ConfigMap's runsc.toml of a rendered
+// installation chart (install mode: one ConfigMap, one DaemonSet).
+func imageAndConfig(m *render.Manifests) (image, toml string, err error) {
+	var haveToml bool
+	for _, o := range m.Objects() {
+		switch x := o.(type) {
+		case *corev1.ConfigMap:
+			if v, ok := x.Data[runscTomlKey]; ok {
+				toml, haveToml = v, true
+			}
+		case *appsv1.DaemonSet:
+			if cs := x.Spec.Template.Spec.Containers; len(cs) > 0 {
+				image = cs[0].Image
+			}
+		}
+	}
+	if image == "" || !haveToml {
+		return "", "", fmt.Errorf("the installation chart rendered no installer image or no ConfigMap key %s: the chart and this webhook disagree", runscTomlKey)
+	}
+	return image, toml, nil
+}
+
+// proofUnit is the oneshot unit that starts one runsc sandbox over CRI once containerd runs with runsc registered
+// (gvisor-installer prove). Its filePaths make node-agent run it again whenever runsc, the shim, the installer or
+// runsc.toml change. It is not ordered before kubelet: a failed proof must not keep the pool's runc pods off the
+// node. Its failure is not ignored (no "-" before ExecStart): node-agent waits up to 10 s for the unit's start job
+// (Gardener v1.149.3 pkg/nodeagent/dbus), so a proof that fails fast fails the OSC reconcile, which node-agent
+// retries and reports (Warning event, the Node's OSC checksum not updated, hence gardenlet's node health): the one
+// way a node tells the Shoot's status that gVisor pods cannot run there.
+func proofUnit(binDir string, files []extensionsv1alpha1.File) extensionsv1alpha1.Unit {
+	var paths []string
+	for _, f := range files {
+		paths = append(paths, f.Path)
+	}
+	slices.Sort(paths)
+	content := strings.Join([]string{
+		"[Unit]",
+		"Description=gVisor sandbox proof: start one runsc sandbox over CRI (gardener-extension-runtime-gvisor)",
+		"Wants=containerd.service",
+		"After=containerd.service",
+		"",
+		"[Service]",
+		"Type=oneshot",
+		"RemainAfterExit=yes",
+		"ExecStart=" + path.Join(binDir, InstallerBinary) + " prove --host-root=/ --bin-dir=" + binDir + " --runsc-config=" + RunscConfigPath,
+		"",
+		"[Install]",
+		"WantedBy=multi-user.target",
+		"",
+	}, "\n")
+	return extensionsv1alpha1.Unit{
+		Name:      ProofUnitName,
+		Command:   ptr.To(extensionsv1alpha1.CommandStart),
+		Enable:    ptr.To(true),
+		Content:   &content,
+		FilePaths: paths,
+	}
+}

@@ -1,0 +1,103 @@
+package operatingsystemconfig_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
+	osc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig/osctest"
+)
+
+// stored gives o the UID and generation the API server would have stored it with.
+func stored(o *extensionsv1alpha1.OperatingSystemConfig, generation int64) *extensionsv1alpha1.OperatingSystemConfig {
+	o = o.DeepCopy()
+	o.UID, o.Generation = "osc-uid", generation
+	return o
+}
+
+// record is the controller's providerStatus for o, decoded as the webhook reads it.
+func record(t *testing.T, o *extensionsv1alpha1.OperatingSystemConfig) *osc.RemovalStatus {
+	t.Helper()
+	cr := &extensionsv1alpha1.ContainerRuntime{}
+	cr.Status.ProviderStatus = osc.NewRemovalStatus(o)
+	s, err := osc.RemovalStatusOf(cr)
+	if err != nil || s == nil {
+		t.Fatalf("RemovalStatusOf(NewRemovalStatus) = %v, %v", s, err)
+	}
+	return s
+}
+
+func mutateWith(t *testing.T, e *osc.Ensurer, withGVisor bool, old *extensionsv1alpha1.OperatingSystemConfig, r *osc.RemovalStatus) *extensionsv1alpha1.OperatingSystemConfig {
+	t.Helper()
+	out := osctest.OSC(osctest.GVisorPool) // gardenlet's fresh spec of the update
+	if err := e.MutateOSCWithRemoval(context.Background(), osctest.Cluster(osctest.Shoot(withGVisor, osctest.ProviderConfig)), out, old, r); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestRemovalDroppedAtRecordedGeneration: the remove entry goes exactly when the old OSC is the version the
+// controller recorded (same UID and generation) and carries only the remove entry; every other case keeps it, or
+// (gVisor delivered through the OSC again) adds gVisor.
+func TestRemovalDroppedAtRecordedGeneration(t *testing.T) {
+	ds := newEnsurer(t, osc.Options{DeliveryMode: delivery.DaemonSet})
+	installed := stored(mutate(t, newEnsurer(t, osc.Options{}), true, osctest.OSC(osctest.GVisorPool), nil), 1)
+	removed := stored(mutate(t, ds, true, osctest.OSC(osctest.GVisorPool), installed), 2)
+	if !osc.RemovalOnly(removed) || osc.RemovalOnly(installed) || osc.RemovalOnly(osctest.OSC(osctest.GVisorPool)) {
+		t.Fatal("RemovalOnly: want true only for the OSC carrying the remove entry alone")
+	}
+	fresh := osctest.OSC(osctest.GVisorPool)
+	if got := mutateWith(t, ds, true, removed, record(t, removed)); !bytes.Equal(marshal(t, fresh), marshal(t, got)) {
+		t.Errorf("recorded generation: want gardenlet's OSC without anything of ours:\n%s", cmp.Diff(fresh, got))
+	}
+	// gVisor removed from the pool (any mode) is the same removal path.
+	if got := mutateWith(t, newEnsurer(t, osc.Options{}), false, removed, record(t, removed)); !bytes.Equal(marshal(t, fresh), marshal(t, got)) {
+		t.Errorf("gVisor left the pool, recorded generation: want nothing of ours:\n%s", cmp.Diff(fresh, got))
+	}
+
+	keep := map[string]*osc.RemovalStatus{
+		"no record":                    nil,
+		"older generation recorded":    record(t, stored(removed, 1)),
+		"another OSC object's record":  func() *osc.RemovalStatus { r := record(t, removed); r.RemovalAppliedOSCUID = "other"; return r }(),
+		"record without UID":           func() *osc.RemovalStatus { r := record(t, removed); r.RemovalAppliedOSCUID = ""; return r }(),
+		"newer generation than stored": record(t, stored(removed, 3)),
+	}
+	for name, r := range keep {
+		if got := mutateWith(t, ds, true, removed, r); !bytes.Equal(marshal(t, mutate(t, ds, true, osctest.OSC(osctest.GVisorPool), removed)), marshal(t, got)) {
+			t.Errorf("%s: the remove entry must stay:\n%s", name, cmp.Diff(removed, got))
+		}
+	}
+	// The record of the add's generation never drops the removal that follows it.
+	if got := mutateWith(t, ds, true, installed, record(t, installed)); !osc.RemovalOnly(got) {
+		t.Errorf("old OSC carrying the add entry: want the remove entry, got %v", got.Spec.CRIConfig)
+	}
+	// Switched back to the OSC mode with a matching record: gVisor is added again (its generation moves on).
+	if got := mutateWith(t, newEnsurer(t, osc.Options{}), true, removed, record(t, removed)); !bytes.Equal(marshal(t, installed.Spec), marshal(t, got.Spec)) {
+		t.Errorf("OSC mode again: want gVisor added:\n%s", cmp.Diff(installed.Spec, got.Spec))
+	}
+}
+
+// TestRemovalStatusOf: another provider status (or none) is no record; garbage is an error naming the field.
+func TestRemovalStatusOf(t *testing.T) {
+	cr := &extensionsv1alpha1.ContainerRuntime{}
+	if s, err := osc.RemovalStatusOf(cr); s != nil || err != nil {
+		t.Errorf("no providerStatus: %v, %v", s, err)
+	}
+	cr.Status.ProviderStatus = osc.NewRemovalStatus(stored(osctest.OSC(osctest.GVisorPool), 7))
+	if got := string(cr.Status.ProviderStatus.Raw); got != `{"apiVersion":"gvisor.runtime.extensions.gardener.cloud/v1alpha1","kind":"ContainerRuntimeStatus","removalAppliedOSCUID":"osc-uid","removalAppliedAtGeneration":7}` {
+		t.Errorf("providerStatus = %s", got)
+	}
+	cr.Status.ProviderStatus.Raw = []byte(`{"apiVersion":"other/v1","kind":"Other","removalAppliedAtGeneration":7}`)
+	if s, err := osc.RemovalStatusOf(cr); s != nil || err != nil {
+		t.Errorf("another kind: %v, %v", s, err)
+	}
+	cr.Status.ProviderStatus.Raw = []byte(`[`)
+	if _, err := osc.RemovalStatusOf(cr); err == nil || !bytes.Contains([]byte(err.Error()), []byte("status.providerStatus")) {
+		t.Errorf("garbage: want an error naming status.providerStatus, got %v", err)
+	}
+}

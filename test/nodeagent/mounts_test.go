@@ -1,0 +1,68 @@
+package nodeagent_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// mount is one mount of a private mount namespace: Source bind-mounted onto Target, or a tmpfs on Target when
+// Source is "".
+type mount struct{ Source, Target string }
+
+// privateMountScript mounts each "source target" pair ("tmpfs" as source: a tmpfs) and execs the rest.
+const privateMountScript = `set -e
+while [ "$1" != "--" ]; do
+  if [ "$1" = tmpfs ]; then mount -t tmpfs gvisor-test-nodeagent "$2"; else mount --bind "$1" "$2"; fi
+  shift 2
+done
+shift
+exec "$@"
+`
+
+// inPrivateMounts returns a command that runs argv in a new, private mount namespace (`unshare -m`) with mounts
+// in place, so that code reading fixed node paths (/etc/containerd, /var/lib/gardener-node-agent) sees the node
+// root's directories and writes nothing to the machine. The namespace and its mounts end with the command. Every
+// Target must exist (ensureMountPoint).
+func inPrivateMounts(ctx context.Context, mounts []mount, argv ...string) *exec.Cmd {
+	args := []string{"-m", "--propagation", "private", "/bin/sh", "-c", privateMountScript, "gvisor-test-nodeagent"}
+	for _, m := range mounts {
+		src := m.Source
+		if src == "" {
+			src = "tmpfs"
+		}
+		args = append(args, src, m.Target)
+	}
+	args = append(args, "--")
+	return exec.CommandContext(ctx, "unshare", append(args, argv...)...)
+}
+
+// ensureMountPoint makes sure dir exists on the machine for a mount; a directory it had to create is removed
+// again at the end of the test (when empty).
+func ensureMountPoint(t testing.TB, dir string) {
+	t.Helper()
+	if _, err := os.Stat(dir); err == nil {
+		return
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	var created []string
+	for d := dir; d != "/"; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil {
+			break
+		}
+		created = append(created, d)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatalf("creating the mount point %s: %v", dir, err)
+	}
+	t.Cleanup(func() {
+		for _, d := range created { // deepest first
+			_ = os.Remove(d)
+		}
+	})
+}

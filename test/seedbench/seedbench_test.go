@@ -1,0 +1,464 @@
+package seedbench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
+	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
+	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
+	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
+)
+
+// Environment of the benchmark (make bench-seed sets them).
+const (
+	// enableEnv must be 1: the benchmark is too heavy for `make bench`'s loop over every package.
+	enableEnv = "GVISOR_SEEDBENCH"
+	// shootsEnv is the number of shoots (3 pools each); default 50 (150 pools). 10 gives the 30 pools of issue 9.
+	shootsEnv = "GVISOR_SEEDBENCH_SHOOTS"
+	// controllersEnv is the order of the runs, e.g. "ours,field" (default: ours, then field if its binary is set);
+	// "ours@<path>" runs another build of ours (e.g. of another commit), named after the file.
+	controllersEnv = "GVISOR_SEEDBENCH_CONTROLLERS"
+	// oursEnv is a prebuilt binary of ours (e.g. of another commit); empty: built from this checkout.
+	oursEnv = "GVISOR_SEEDBENCH_OURS"
+	// fieldEnv is the field extension's binary (hack/tools/field-extension.sh prints it).
+	fieldEnv = "GVISOR_FIELD_EXTENSION"
+	// pprofEnv is a folder: ours then runs with --pprof-bind-address and its heap profile (after all pools are
+	// reconciled and the steady phase) is written there.
+	pprofEnv = "GVISOR_SEEDBENCH_PPROF_DIR"
+	// steadyEnv is how long all pools stay reconciled before deletion (health checks run meanwhile); default 40s,
+	// longer than both controllers' 30 s health-check period.
+	steadyEnv = "GVISOR_SEEDBENCH_STEADY"
+)
+
+const poolsPerShoot = 3
+
+func TestMain(m *testing.M) {
+	logf.SetLogger(logr.Discard()) // envtest and gardener-resource-manager log through it; their errors come back anyway
+	os.Exit(m.Run())
+}
+
+// controllerFlags returns the command line of a controller: the same workers (5 ContainerRuntime workers, 5
+// health-check workers where there is a flag for it), the same operation-annotation mode as gardenlet drives
+// (reconcile only annotated objects), no leader election, the same heartbeat namespace.
+func controllerFlags(name, kubeconfig string, healthPort, metricsPort, pprofPort int) []string {
+	args := []string{
+		"--kubeconfig=" + kubeconfig,
+		"--leader-election=false",
+		"--ignore-operation-annotation=false",
+		"--max-concurrent-reconciles=5",
+		"--heartbeat-namespace=" + envtest.ExtensionNamespace,
+		"--health-bind-address=127.0.0.1:" + strconv.Itoa(healthPort),
+		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metricsPort),
+		"--log-format=json",
+	}
+	switch name {
+	case "field":
+		args = append(args, "--healthcheck-max-concurrent-reconciles=5")
+	case "ours":
+		if pprofPort != 0 {
+			args = append(args, "--pprof-bind-address=127.0.0.1:"+strconv.Itoa(pprofPort))
+		}
+	}
+	return args
+}
+
+// BenchmarkSeedScale runs each controller once per iteration against one control plane: 50 shoots (Clusters with a
+// ~100 KB CloudProfile, the shoot access secret) exist before it starts; then 150 ContainerRuntimes are created at
+// once and the time until all are reconciled (lastOperation Succeeded, annotation removed) is measured, then after a
+// steady phase their deletion until all are gone. gardener-resource-manager applies the ManagedResources (into the
+// same API server) throughout.
+func BenchmarkSeedScale(b *testing.B) {
+	if os.Getenv(enableEnv) != "1" {
+		b.Skipf("set %s=1 (make bench-seed) to run the seed-scale benchmark", enableEnv)
+	}
+	assets := realcomponents.KubebuilderAssets(b)
+	shoots := 50
+	if v := os.Getenv(shootsEnv); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			b.Fatalf("%s=%q: want a positive number of shoots", shootsEnv, v)
+		}
+		shoots = n
+	}
+	steady := 40 * time.Second
+	if v := os.Getenv(steadyEnv); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			b.Fatalf("%s=%q: want a duration such as 40s: %v", steadyEnv, v, err)
+		}
+		steady = d
+	}
+	binaries := map[string]string{"ours": os.Getenv(oursEnv), "field": os.Getenv(fieldEnv)}
+	order := []string{"ours"}
+	if binaries["field"] != "" {
+		order = append(order, "field")
+	}
+	if v := os.Getenv(controllersEnv); v != "" {
+		order = strings.Split(v, ",")
+	}
+	for _, name := range order {
+		if kind, path, ok := strings.Cut(name, "@"); ok && kind == "ours" {
+			binaries[name] = path
+			continue
+		}
+		if _, ok := binaries[name]; !ok {
+			b.Fatalf("%s: unknown controller %q (ours, field, ours@<binary>)", controllersEnv, name)
+		}
+	}
+	if binaries["field"] == "" && strings.Contains(strings.Join(order, ","), "field") {
+		b.Fatalf("%s is empty: set it to the binary hack/tools/field-extension.sh prints", fieldEnv)
+	}
+	if binaries["ours"] == "" {
+		binaries["ours"] = buildOurs(b)
+	}
+
+	ctx := context.Background()
+	// Kept after the run: the controllers' logs and kube-controller-manager's are there.
+	dir, err := os.MkdirTemp("", "gvisor-seedbench-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("logs: %s", dir)
+	cp, err := envtest.Start(ctx, envtest.Options{AssetsDir: assets, Dir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if err := cp.Stop(); err != nil {
+			b.Error(err)
+		}
+	})
+	rm, err := startResourceManager(ctx, cp.Config)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if err := rm.Stop(); err != nil {
+			b.Error(err)
+		}
+	})
+	scheme := runtime.NewScheme()
+	if err := extensionscontroller.AddToScheme(scheme); err != nil {
+		b.Fatal(err)
+	}
+	c, err := client.New(cp.Config, client.Options{Scheme: scheme})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: envtest.ExtensionNamespace}}); err != nil {
+		b.Fatal(err)
+	}
+	kubeconfig, err := os.ReadFile(cp.KubeconfigPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+
+	for _, name := range order {
+		kind, label := name, name
+		if k, path, ok := strings.Cut(name, "@"); ok {
+			kind, label = k, k+"-"+filepath.Base(path)
+		}
+		b.Run(fmt.Sprintf("pools=%d/controller=%s", shoots*poolsPerShoot, label), func(b *testing.B) {
+			r := &run{b: b, c: c, cp: cp, name: kind, label: label, binary: binaries[name], shoots: shoots, kubeconfig: kubeconfig, steady: steady}
+			var total result
+			for range b.N {
+				total.add(r.once())
+			}
+			n := float64(b.N)
+			pools := float64(shoots * poolsPerShoot)
+			b.ReportMetric(pools*n/total.reconcile.Seconds(), "reconciles/s")
+			b.ReportMetric(pools*n/total.delete.Seconds(), "deletes/s")
+			b.ReportMetric(float64(total.peakRSS)/n/1e6, "peak-RSS-MB")
+			b.ReportMetric(float64(total.idleRSS)/n/1e6, "idle-RSS-MB")
+			b.ReportMetric(total.cpu.Seconds()/n, "cpu-s")
+			b.ReportMetric(total.cpuReconcile.Seconds()/n, "cpu-s-reconcile")
+			b.ReportMetric(total.cpuDelete.Seconds()/n, "cpu-s-delete")
+		})
+	}
+}
+
+// buildOurs builds our controller from this checkout as `make build` does.
+func buildOurs(b *testing.B) string {
+	b.Helper()
+	dir := b.TempDir()
+	bin := filepath.Join(dir, "gardener-extension-runtime-gvisor")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/cmd/gardener-extension-runtime-gvisor")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("building our controller: %v\n%s", err, out)
+	}
+	return bin
+}
+
+type result struct {
+	reconcile, delete            time.Duration
+	peakRSS, idleRSS             int64
+	cpu, cpuReconcile, cpuDelete time.Duration
+}
+
+func (r *result) add(o result) {
+	r.reconcile += o.reconcile
+	r.delete += o.delete
+	r.peakRSS += o.peakRSS
+	r.idleRSS += o.idleRSS
+	r.cpu += o.cpu
+	r.cpuReconcile += o.cpuReconcile
+	r.cpuDelete += o.cpuDelete
+}
+
+type run struct {
+	b          *testing.B
+	c          client.Client
+	cp         *envtest.ControlPlane
+	name       string // ours or field: which flags
+	label      string // names the run's logs and profiles
+	binary     string
+	shoots     int
+	kubeconfig []byte
+	steady     time.Duration
+}
+
+var users atomic.Int64
+
+func (r *run) namespace(s int) string { return fmt.Sprintf("shoot--bench--s%02d", s) }
+func (r *run) pools(s int) []string {
+	// Unique across shoots: all shoots' DaemonSets land in the one API server's kube-system.
+	return []string{fmt.Sprintf("s%02d-a", s), fmt.Sprintf("s%02d-b", s), fmt.Sprintf("s%02d-c", s)}
+}
+
+// once is one measured run of the controller: objects, controller start, reconcile, steady phase, deletion, stop, cleanup.
+func (r *run) once() result {
+	b, ctx := r.b, context.Background()
+	b.StopTimer()
+	defer b.StartTimer()
+	parallel(b, r.shoots, func(s int) error {
+		ns := r.namespace(s)
+		if err := r.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			return err
+		}
+		if err := r.c.Create(ctx, Cluster(ns, fmt.Sprintf("s%02d", s), r.pools(s))); err != nil {
+			return err
+		}
+		return r.c.Create(ctx, shootAccessSecret(ns, r.kubeconfig))
+	})
+	defer r.cleanup()
+
+	user := fmt.Sprintf("%s-%d", r.label, users.Add(1))
+	kubeconfig, err := r.cp.AddUser(user)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ports := make([]int, 3)
+	for i := range ports {
+		if ports[i], err = envtest.FreePort(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	pprofDir := os.Getenv(pprofEnv)
+	pprofPort := 0
+	if r.name == "ours" && pprofDir != "" {
+		pprofPort = ports[2]
+	}
+	env := []string{"LEADER_ELECTION_NAMESPACE=" + envtest.ExtensionNamespace, "HOME=" + os.Getenv("HOME"), "PATH=" + os.Getenv("PATH")}
+	logPath := filepath.Join(r.cp.Dir, user+".log")
+	p, err := envtest.StartProcess(r.name, logPath, env, append([]string{r.binary}, controllerFlags(r.name, kubeconfig, ports[0], ports[1], pprofPort)...)...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			_ = p.Stop()
+		}
+	}()
+	// Started: its metrics server answers (the field registers no health checks, so its /healthz is a 404), and
+	// ours also reports its caches synced.
+	if err := p.WaitHealthy(ctx, fmt.Sprintf("http://127.0.0.1:%d/metrics", ports[1]), time.Minute); err != nil {
+		b.Fatal(err)
+	}
+	if r.name == "ours" {
+		if err := p.WaitHealthy(ctx, fmt.Sprintf("http://127.0.0.1:%d/readyz", ports[0]), time.Minute); err != nil {
+			b.Fatal(err)
+		}
+	}
+	started := r.stats(p)
+
+	var res result
+	start := time.Now()
+	parallel(b, r.shoots*poolsPerShoot, func(i int) error {
+		s := i / poolsPerShoot
+		pool := r.pools(s)[i%poolsPerShoot]
+		return r.c.Create(ctx, envtest.ContainerRuntime(r.namespace(s), "gvisor-"+pool, pool, nil, v1beta1constants.GardenerOperationReconcile))
+	})
+	r.waitAll(p, r.shoots*poolsPerShoot, func(cr *extensionsv1alpha1.ContainerRuntime) bool {
+		op := cr.Status.LastOperation
+		return op != nil && op.State == "Succeeded" && cr.Annotations[v1beta1constants.GardenerOperation] == ""
+	})
+	res.reconcile = time.Since(start)
+	reconciled := r.stats(p)
+
+	time.Sleep(r.steady)
+	if pprofPort != 0 {
+		base := filepath.Join(pprofDir, fmt.Sprintf("heap-%s-pools%d", r.label, r.shoots*poolsPerShoot))
+		url := fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/heap", pprofPort)
+		r.writeHeapProfile(url, base+".pb.gz")
+		r.writeHeapProfile(url+"?debug=1", base+".txt") // the text form ends with runtime.MemStats (HeapInuse, HeapSys, ...)
+	}
+	beforeDelete := r.stats(p)
+
+	start = time.Now()
+	parallel(b, r.shoots, func(s int) error {
+		return r.c.DeleteAllOf(ctx, &extensionsv1alpha1.ContainerRuntime{}, client.InNamespace(r.namespace(s)))
+	})
+	r.waitAll(p, 0, nil)
+	res.delete = time.Since(start)
+	end := r.stats(p)
+	stopped = true
+	if err := p.Stop(); err != nil {
+		b.Fatal(err)
+	}
+
+	res.peakRSS, res.idleRSS = end.PeakRSS, started.RSS
+	res.cpu = end.CPU
+	res.cpuReconcile = reconciled.CPU - started.CPU
+	res.cpuDelete = end.CPU - beforeDelete.CPU
+	b.Logf("%s (%s): %d pools reconciled in %.1fs, deleted in %.1fs; RSS at start %.1f MB, after reconcile %.1f MB, before delete %.1f MB (anonymous %.1f MB, file %.1f MB), peak (VmHWM) %.1f MB; CPU %.1fs (reconcile %.1fs, steady %.1fs, delete %.1fs); log %s",
+		r.label, r.binary, r.shoots*poolsPerShoot, res.reconcile.Seconds(), res.delete.Seconds(),
+		mb(started.RSS), mb(reconciled.RSS), mb(beforeDelete.RSS), mb(beforeDelete.RSSAnon), mb(beforeDelete.RSSFile), mb(end.PeakRSS),
+		end.CPU.Seconds(), res.cpuReconcile.Seconds(), (beforeDelete.CPU - reconciled.CPU).Seconds(), res.cpuDelete.Seconds(), logPath)
+	return res
+}
+
+func mb(n int64) float64 { return float64(n) / 1e6 }
+
+func (r *run) stats(p *envtest.Process) procStats {
+	r.b.Helper()
+	s, err := readProcStats(p.Pid())
+	if err != nil {
+		r.b.Fatal(err)
+	}
+	return s
+}
+
+func (r *run) writeHeapProfile(url, path string) {
+	r.b.Helper()
+	resp, err := http.Get(url) //nolint:noctx // loopback, bounded by the benchmark
+	if err != nil {
+		r.b.Fatalf("heap profile: %v", err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		r.b.Fatalf("heap profile from %s: HTTP %d, %v", url, resp.StatusCode, err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		r.b.Fatal(err)
+	}
+	r.b.Logf("heap profile: %s (go tool pprof -sample_index=inuse_space -top %s)", path, path)
+}
+
+// cleanup removes the run's shoots (Clusters are cluster-scoped and go explicitly) and waits until every namespace
+// is gone, so that the next controller starts on the same objects; the RuntimeClass the shoots shared goes too.
+func (r *run) cleanup() {
+	b, ctx := r.b, context.Background()
+	for s := range r.shoots {
+		ns := r.namespace(s)
+		_ = client.IgnoreNotFound(r.c.Delete(ctx, &extensionsv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+		_ = client.IgnoreNotFound(r.c.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	}
+	_ = client.IgnoreNotFound(r.c.Delete(ctx, &nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: "gvisor"}}))
+	deadline := time.Now().Add(5 * time.Minute)
+	for s := 0; s < r.shoots; {
+		err := r.c.Get(ctx, client.ObjectKey{Name: r.namespace(s)}, &corev1.Namespace{})
+		switch {
+		case apierrors.IsNotFound(err):
+			s++
+			continue
+		case time.Now().After(deadline):
+			mrs := &resourcesv1alpha1.ManagedResourceList{}
+			_ = r.c.List(ctx, mrs, client.InNamespace(r.namespace(s)))
+			b.Fatalf("namespace %s not gone 5m after deletion (%d ManagedResources left, err %v)", r.namespace(s), len(mrs.Items), err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// waitAll polls until the seed holds want ContainerRuntimes that all satisfy ok (nil: any); the controller exiting
+// or 10 minutes without reaching it fail the benchmark.
+func (r *run) waitAll(p *envtest.Process, want int, ok func(*extensionsv1alpha1.ContainerRuntime) bool) {
+	b := r.b
+	b.Helper()
+	deadline := time.Now().Add(10 * time.Minute)
+	for {
+		list := &extensionsv1alpha1.ContainerRuntimeList{}
+		if err := r.c.List(context.Background(), list); err != nil {
+			b.Fatal(err)
+		}
+		done := 0
+		for i := range list.Items {
+			if ok == nil || ok(&list.Items[i]) {
+				done++
+			}
+		}
+		if len(list.Items) == want && done == want {
+			return
+		}
+		select {
+		case <-p.Done():
+			b.Fatalf("%s exited (%v) with %d ContainerRuntimes, %d done, want %d; log %s", r.name, p.Err(), len(list.Items), done, want, p.LogPath())
+		default:
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("%s: after 10m %d ContainerRuntimes, %d done, want %d; log %s", r.name, len(list.Items), done, want, p.LogPath())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// parallel runs f(0..n-1) on 10 goroutines, like many shoots' gardenlet flows creating resources at once.
+func parallel(b *testing.B, n int, f func(i int) error) {
+	b.Helper()
+	var (
+		wg   sync.WaitGroup
+		next atomic.Int64
+		errs = make(chan error, n)
+	)
+	for range 10 {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				if err := f(i); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+}
