@@ -41,8 +41,8 @@ build-installer-multiarch:
 
 ## tools: every real component the tests use (helm, kube-apiserver, etcd, kube-controller-manager, containerd releases, runsc,
 ## Debian's busybox-static and CNI plugins for the real-sandbox nodes)
-.PHONY: tools tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node
-tools: tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node
+.PHONY: tools tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node tool-golangci-lint
+tools: tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node tool-golangci-lint
 tool-helm:
 	@hack/tools/helm.sh >/dev/null
 tool-control-plane:
@@ -55,6 +55,8 @@ tool-dbus:
 	@hack/tools/dbus.sh >/dev/null
 tool-node:
 	@hack/tools/node.sh >/dev/null
+tool-golangci-lint:
+	@hack/tools/golangci-lint.sh >/dev/null
 
 ## test: install the tools, then run every test (unit, snapshot, helm CLI, real containerd, real control plane)
 .PHONY: test
@@ -81,6 +83,15 @@ gvisor-sums:
 bench: tools
 	@hack/bench.sh
 
+## bench-seed: seed-scale benchmark (BENCHMARKS.md, "Seed scale"): 50 shoots x 3 pools on the real control plane with
+## gardener-resource-manager, our controller and the field's (built by hack/tools/field-extension.sh from a clone named by
+## FIELD_EXTENSION_GIT_DIR; without it only ours) as separate processes. SHOOTS=10 gives 30 pools. Not part of `make test`.
+.PHONY: bench-seed
+bench-seed: tool-control-plane
+	@field=""; if [ -n "$${FIELD_EXTENSION_GIT_DIR:-}" ]; then field="$$(hack/tools/field-extension.sh)"; fi; \
+	KUBEBUILDER_ASSETS="$$(hack/tools/control-plane.sh)" REQUIRE_REAL_COMPONENTS=1 GVISOR_SEEDBENCH=1 GVISOR_SEEDBENCH_SHOOTS=$(or $(SHOOTS),50) \
+	  GVISOR_FIELD_EXTENSION="$$field" go test ./test/seedbench -run '^$$' -bench SeedScale -benchtime 1x -timeout 60m -v
+
 ## bench-installer: the node installer's benchmarks (BENCHMARKS.md, "Node installer"): real release, real containerd 2.4
 .PHONY: bench-installer
 bench-installer: tool-containerd tool-gvisor
@@ -93,9 +104,10 @@ fuzz-installer:
 	go test ./pkg/installer/containerdconfig -run '^$$' -fuzz FuzzAddRunsc -fuzztime $(or $(FUZZTIME),60s) -parallel 1
 
 ## demo: the main job on an embedded default: a local control plane, our controller, example/ applied, results printed
+## (MODE=osc: the OperatingSystemConfig delivery mode, the demo pool's OSC as the webhook mutates it)
 .PHONY: demo
 demo: build tool-control-plane
-	@hack/demo.sh
+	@hack/demo.sh $(if $(MODE),--mode $(MODE))
 
 ## start: run the controller against the seed in ./dev/kubeconfig
 .PHONY: start
@@ -112,11 +124,10 @@ docker-images:
 	docker buildx build --platform linux/amd64,linux/arm64 --build-arg VERSION=$(VERSION) --target runtime-gvisor-installation -t runtime-gvisor-installation:$(VERSION) .
 	docker buildx build --platform linux/amd64,linux/arm64 --build-arg VERSION=$(VERSION) --target gardener-extension-admission-runtime-gvisor -t gardener-extension-admission-runtime-gvisor:$(VERSION) .
 
-## fmt / vet
+## check: gofmt, go vet and golangci-lint (.golangci.yaml), as `make test` runs them first
 .PHONY: check
-check:
-	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
-	go vet ./...
+check: tool-golangci-lint
+	@hack/lint.sh
 
 .PHONY: help
 help:

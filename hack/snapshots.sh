@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Regenerates every golden file in the repository (`make snapshots`): runs, with UPDATE_SNAPSHOTS=1 and the real
-# components, the tests of every package whose tests read UPDATE_SNAPSHOTS, so no golden is left out because a
-# list here forgot it. Review the diff afterwards: a changed golden is a changed product.
+# components, the tests of every package whose tests read UPDATE_SNAPSHOTS (directly, or through test/testutil's
+# Golden and Updating), so no golden is left out because a list here forgot it. Review the diff afterwards: a
+# changed golden is a changed product.
 set -euo pipefail
 source "$(dirname "$0")/tools/env.sh"
 cd "$REPO_ROOT"
 
 export REQUIRE_REAL_COMPONENTS=1
-mapfile -t pkgs < <(grep -rl --include='*_test.go' 'UPDATE_SNAPSHOTS' . | xargs -n1 dirname | sort -u)
+mapfile -t pkgs < <(grep -rlE --include='*_test.go' 'UPDATE_SNAPSHOTS|testutil\.(Golden|Updating)\(' . | xargs -n1 dirname | sort -u)
 log "regenerating the goldens of: ${pkgs[*]}"
 UPDATE_SNAPSHOTS=1 go test -count=1 "${pkgs[@]}"

@@ -58,7 +58,7 @@ func normalizeArchive(raw []byte) ([]byte, error) {
 	}
 	var out bytes.Buffer
 	zw := gzip.NewWriter(&out)
-	zw.Header = gzip.Header{Comment: zr.Header.Comment, Extra: zr.Header.Extra, OS: zr.Header.OS}
+	zw.Header = gzip.Header{Comment: zr.Comment, Extra: zr.Extra, OS: zr.OS}
 	tr := tar.NewReader(zr)
 	tw := tar.NewWriter(zw)
 	for {

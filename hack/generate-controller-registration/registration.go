@@ -88,7 +88,7 @@ func imageTag(version, appVersion string) (string, error) {
 		return version, nil
 	}
 	if !imagevector.IsRelease(appVersion) {
-		return "", fmt.Errorf("Chart.yaml appVersion %q is not a release (vX.Y.Z) and -version %q is a development version: set appVersion to the last released tag", appVersion, version)
+		return "", fmt.Errorf("appVersion %q in Chart.yaml is not a release (vX.Y.Z) and -version %q is a development version: set appVersion to the last released tag", appVersion, version)
 	}
 	return appVersion, nil
 }
