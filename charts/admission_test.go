@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Tests of the gVisor admission's charts (gardener-extension-admission-runtime-gvisor/charts/runtime and
 // .../charts/application) with the real helm CLI, like charts_test.go does for the extension chart: lint, values
 // documentation, schema rejections, the contract with the binary's flags, certificates, image tags and snapshots.

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Tests of the three charts with the real helm CLI (realcomponents.Helm: skipped without HELM_BIN, failed
 // under `make test`): lint, template, schema rejections, snapshot, image tags and packaging.
 package charts_test

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package charts embeds the charts the extension renders into shoots, so the binaries carry them and
 // rendering needs no files at run time.
 package charts

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+# SPDX-License-Identifier: Apache-2.0
 # make demo: the extension's main job on an embedded default, on this machine, with no cluster and no Docker.
 # Starts the local control plane (etcd, kube-apiserver, kube-controller-manager built by
 # hack/tools/control-plane.sh), installs Gardener's CRDs, runs gardener-resource-manager and our controller

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+# SPDX-License-Identifier: Apache-2.0
 # Regenerates imagevector/gvisor-sums.yaml, the checksum anchor of the gVisor release (issue 12, item 2):
 #
 #   hack/gvisor-sums.sh          (make gvisor-sums; hack/release.sh runs it)

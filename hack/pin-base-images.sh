@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+# SPDX-License-Identifier: Apache-2.0
 # Pins the Dockerfile's base images to digests (issue 12, item 5), the release step's part of "build from exactly
 # these images":
 #

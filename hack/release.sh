@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+# SPDX-License-Identifier: Apache-2.0
 # The release step of the version rule (imagevector/README.md): pins RELEASE as the last released version
 # everywhere a development build reads it, and moves VERSION to the next development version.
 #

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+# SPDX-License-Identifier: Apache-2.0
 # Regenerates every golden file in the repository (`make snapshots`): runs, with UPDATE_SNAPSHOTS=1 and the real
 # components, the tests of every package whose tests read UPDATE_SNAPSHOTS (directly, or through test/testutil's
 # Golden and Updating), so no golden is left out because a list here forgot it. Review the diff afterwards: a

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+# SPDX-License-Identifier: Apache-2.0
 # Runs every test with the real components installed by `make tools`.
 # REQUIRE_REAL_COMPONENTS=1 turns a test's "component not installed, skipping" into a failure,
 # so CI can never pass by skipping.
@@ -15,6 +17,5 @@ log "GVISOR_TEST_GVISOR_DIR=$GVISOR_TEST_GVISOR_DIR"
 log "GVISOR_TEST_DBUS_DAEMON=$GVISOR_TEST_DBUS_DAEMON"
 log "GVISOR_TEST_NODE=$GVISOR_TEST_NODE"
 
-test -z "$(gofmt -l $(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $(git ls-files '*.go'); exit 1; }
-go vet ./...
+"$REPO_ROOT/hack/lint.sh"
 go test -count=1 -timeout 40m ./...

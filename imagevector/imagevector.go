@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package imagevector resolves the images of this extension: the pinned list in images.yaml, stamped with the
 // build's version when that is a release, then overwritten by the operator's IMAGEVECTOR_OVERWRITE file
 // (Gardener's convention, applied by github.com/gardener/gardener/pkg/utils/imagevector).

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Command gardener-extension-runtime-gvisor is the seed-side controller manager of the gVisor extension: it
 // reconciles ContainerRuntime resources of type gvisor into ManagedResources for the shoot (see package
 // pkg/controller/containerruntime) and renews Gardener's extension heartbeat.

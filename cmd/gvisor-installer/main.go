@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Command gvisor-installer puts gVisor on a node and registers runsc with containerd; it is the program of the
 // installation DaemonSet (see package pkg/installer for what it guarantees).
 //

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Command gvisor-render prints, as multi-document YAML, every object the extension puts into a shoot for the
 // ContainerRuntimes in a file: the RuntimeClass chart once and each pool's installation chart. It renders through
 // pkg/render's Renderer.Shoot, the function the controller deploys from, with the same operator settings as flags

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Command generate-controller-registration writes example/controller-registration.yaml: a Gardener
 // ControllerDeployment that carries the packaged extension chart and a ControllerRegistration for
 // ContainerRuntime type gvisor. `make generate` runs it with the repository's VERSION:

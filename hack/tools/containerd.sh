@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+# SPDX-License-Identifier: Apache-2.0
 # Installs the real containerd releases the installer tests run against and prints ONE line of space-separated
 # "version=dir" entries; each dir holds containerd, ctr and containerd-shim-runc-v2 of that release.
 #   1.6.20  Debian's package (apt), the 1.6 that real Debian/Ubuntu nodes run; copied into the tool cache.

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+# SPDX-License-Identifier: Apache-2.0
 # Builds the real control plane envtest runs (kube-apiserver, kube-controller-manager, etcd) from the Go module
 # proxy into $TOOLS_DIR/control-plane-<k8s>-etcd-<etcd>/ and prints that folder (KUBEBUILDER_ASSETS).
 # setup-envtest's downloads cannot work here; these tools modules live in test/tools/.

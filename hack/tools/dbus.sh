@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+# SPDX-License-Identifier: Apache-2.0
 # Installs Debian's D-Bus system bus daemon (package `dbus`, which brings `dbus-daemon`) for the installer's
 # systemd restarter test (pkg/installer/restart: a real bus on a socket under a temp dir, as the pod sees the
 # node's bus under --host-root) and prints the path of dbus-daemon. No bus is started on this machine: the

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by hack/test.sh, hack/bench.sh and hack/snapshots.sh: installs (or finds in the tool cache) every real
 # component the tests use and exports the variables through which test/realcomponents finds them.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -11,5 +13,7 @@ export GVISOR_TEST_CONTAINERD="$("$REPO_ROOT/hack/tools/containerd.sh")"
 export GVISOR_TEST_GVISOR_DIR="$("$REPO_ROOT/hack/tools/gvisor.sh")"
 # Debian's dbus-daemon: the systemd restarter test runs against a real bus.
 export GVISOR_TEST_DBUS_DAEMON="$("$REPO_ROOT/hack/tools/dbus.sh")"
+# golangci-lint, built from the Go module proxy: hack/lint.sh runs it with .golangci.yaml.
+export GOLANGCI_LINT="$("$REPO_ROOT/hack/tools/golangci-lint.sh")"
 # Debian's busybox-static and CNI plugins: the real-sandbox nodes of test/node (and the field's idle loop).
 export GVISOR_TEST_NODE="$("$REPO_ROOT/hack/tools/node.sh")"

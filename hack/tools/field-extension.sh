@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+# SPDX-License-Identifier: Apache-2.0
 # Builds the field's extension controller (github.com/gardener/gardener-extension-runtime-gvisor, the public
 # upstream) from its source, outside this clone, into $TOOLS_DIR/field-extension-<commit>/, and prints the
 # binary's path. Only the seed-scale benchmark (make bench-seed, test/seedbench) uses it; nothing of it is vendored

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+# SPDX-License-Identifier: Apache-2.0
 # Installs golangci-lint from the Go module proxy into $TOOLS_DIR/golangci-lint-<version>/ and prints the binary's
 # path. Built with the repository's Go toolchain (go install of the exact module version), as its docs allow, so
 # it understands the Go version in go.mod.

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+# SPDX-License-Identifier: Apache-2.0
 # gvisor-release.sh GOARCH OUTDIR: builds the gVisor release pinned in GVISOR_VERSION for linux/GOARCH into OUTDIR,
 # as the installation image carries it (--source): static runsc (stamped with the version, else it reports
 # VERSION_MISSING; a cgo runsc cannot start sandboxes), containerd-shim-runsc-v1 (gvisor.dev/gvisor/shim renamed)

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+# SPDX-License-Identifier: Apache-2.0
 # Builds the gVisor release pinned in GVISOR_VERSION (repo root) for this machine's architecture into
 # $TOOLS_DIR/gvisor-<version>/ and prints that folder: static runsc, containerd-shim-runsc-v1 and SHA512SUMS, a
 # release exactly as the installation image carries it (--source). The build is hack/tools/gvisor-release.sh, the

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+# SPDX-License-Identifier: Apache-2.0
 # Installs the helm CLI from the Go module proxy into $TOOLS_DIR/helm-<version>/ and prints the binary's path.
 source "$(dirname "$0")/lib.sh"
 

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+# SPDX-License-Identifier: Apache-2.0
 # Shared helpers for the tool installers. Each installer prints the path of what it installed on stdout
 # and logs to stderr; it skips the build when the cached binary already reports the wanted version.
 set -euo pipefail

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+# SPDX-License-Identifier: Apache-2.0
 # Installs what the real-sandbox test nodes (test/node) need besides containerd and gVisor, from Debian with apt,
 # and prints ONE line of space-separated "name=path" entries (GVISOR_TEST_NODE):
 #   busybox=/bin/busybox  Debian's busybox-static: the static busybox the tests pack into their container image.

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package admission validates the gVisor part of core.gardener.cloud/v1beta1 Shoots in the garden cluster, so a
 // shoot owner learns about a bad gVisor configuration at `kubectl apply` time instead of minutes later from the
 // ContainerRuntime's ERR_CONFIGURATION_PROBLEM (Gardener's convention: docs/extensions/admission.md).

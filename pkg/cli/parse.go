@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package cli holds what the project's pflag-based commands (the extension controller, the admission webhook
 // server) share in front of their own work: parsing, --help, stray arguments and --version (this file), and the
 // entry points that parse, validate, point the process-wide loggers at the command's and serve (run.go).

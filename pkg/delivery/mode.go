@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package delivery names the two ways the extension puts gVisor on a worker pool's nodes. An operator selects one
 // per landscape (extension chart value deliveryMode, controller flag --delivery-mode); docs/delivery-modes.md
 // compares them point by point.

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package nodelabel sets and removes the scheduling readiness label of the opt-in readiness gate
 // (docs/readiness-gate.md) on the node the gVisor installer runs on.
 //

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package oscstate reads, in a shoot, what gardener-node-agent has applied of a worker pool's OperatingSystemConfig
 // (OSC) and whether that OSC carries the gVisor entries of the extension's OSC webhook. The health check (OSC
 // delivery mode) and the ContainerRuntime controller's mode switch (docs/delivery-modes.md) decide from it, so

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package render decides and renders what the extension puts into a shoot: the RuntimeClass chart and the per-pool
 // installation chart (embedded by package charts), with Helm's own engine, from typed values.
 //

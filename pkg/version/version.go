@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package version holds the version stamped into every binary of this project at build time.
 //
 // `make build VERSION=v1.2.3` sets Version with

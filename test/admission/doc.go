@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package admission runs the gVisor admission webhook server in-process for tests: the real binary's Run with a
 // self-signed serving certificate on 127.0.0.1, and what a test needs to reach it (URL, CA bundle) and to count the
 // requests it served (its own /metrics, controller-runtime's webhook request counter).

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package envtest runs a real control plane for the integration tests, the benchmarks and `make demo`:
 // etcd and kube-apiserver through controller-runtime's envtest, kube-controller-manager as a process beside
 // them, Gardener's CRDs (Cluster, ContainerRuntime, ManagedResource) and gardener-resource-manager in-process

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package integration walks the ContainerRuntime lifecycle on a real control plane (test/envtest): kube-apiserver,
 // etcd, kube-controller-manager, gardener-resource-manager and our controller manager started through the
 // binary's own entry point. The "seed" and the "shoot" are the same API server, so only one shoot may hold

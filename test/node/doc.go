@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package nodetest is the real-sandbox test harness: a "node" is a real containerd daemon that starts real pods,
 // runc and gVisor (runsc) ones, through its CRI, on this machine, without touching the machine's own
 // /etc/containerd, /run/containerd, bin dir or network.

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package nodeagent_test proves the node side of the OperatingSystemConfig delivery mode with Gardener's real
 // gardener-node-agent code (github.com/gardener/gardener pkg/nodeagent, the version in go.mod), real containerd
 // releases and real gVisor sandboxes:

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package osc tests the extension's OperatingSystemConfig webhook on a real control plane (test/envtest: etcd,
 // kube-apiserver, kube-controller-manager, Gardener's OperatingSystemConfig CRD): the extension runs in-process
 // through the binary's entry point (app.Run) in the OperatingSystemConfig delivery mode, serves the webhook on

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package realcomponents finds the real binaries (helm, kube-apiserver, containerd, runsc) that `make test`
 // installs into the tool cache and announces through environment variables (see hack/test.sh).
 //

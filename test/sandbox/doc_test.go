@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package sandbox_test proves on real nodes (test/node: real containerd in private namespaces, real runsc, real
 // pods over containerd's CRI) what the rest of the suite only judges by configuration: after the installer's own
 // code path runs, a pod with handler runsc starts and its container runs on the gVisor kernel; a runsc flag change

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package seedbench measures a ContainerRuntime controller at seed scale on the real control plane of
 // test/envtest (etcd, kube-apiserver, kube-controller-manager, gardener-resource-manager): 50 shoot namespaces,
 // each with a Cluster carrying a realistic ~100 KB CloudProfile, and 3 gvisor ContainerRuntimes per shoot

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package app is the gVisor admission's webhook server: flags (options.go), the server (server.go) and the
 // binary's entry points (this file).
 package app

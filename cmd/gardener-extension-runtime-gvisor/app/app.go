@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package app is the controller manager of cmd/gardener-extension-runtime-gvisor, importable so that tests run
 // exactly the binary's code in-process and check the extension chart's args against the real flag set.
 package app

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package admissiontest holds the admission's test inputs that more than one test package reads: the
 // providerConfigs the original extension documents (pkg/render/fieldcompat_test.go's inputs), which the
 // validator's unit tests and the real gardener-apiserver test (test/admission) must both accept.

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package containerruntime is the seed-side controller of the gVisor extension. Gardener's extension library
 // (github.com/gardener/gardener/extensions/pkg/controller/containerruntime) watches ContainerRuntime resources of
 // type gvisor, keeps their finalizer and status (lastOperation, lastError with error codes), and calls the

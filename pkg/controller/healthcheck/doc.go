@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package healthcheck is the health-check controller of ContainerRuntimes of type gvisor, built on Gardener's
 // extension health-check library (extensions/pkg/controller/healthcheck). It writes two conditions on every
 // ContainerRuntime, with the types gardenlet's care controller merges into the Shoot's status:

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package binaries verifies the gVisor release the installation image carries (--source) and keeps the node's
 // copy (--bin-dir) in step with it.
 //

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package containerdconfig registers the gVisor runtime (runsc) in a containerd configuration file, and removes it
 // again, without breaking any containerd release in the field.
 //

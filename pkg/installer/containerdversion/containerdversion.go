@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package containerdversion is the installer's containerd version policy: the one place that says which containerd
 // releases this gVisor release supports, and why.
 //

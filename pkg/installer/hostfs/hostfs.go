@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package hostfs writes files on the node the way a running node needs: atomically (a reader sees the old file or
 // the new one, never a partial one) and without writing into a binary that may be executing.
 package hostfs

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package refusal is the error type of every check that makes the node installer refuse to act.
 //
 // A refusal happens before anything on the host changes, and its message names the file, the reason and the fix,

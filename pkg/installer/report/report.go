@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package report is the contract of the one line gvisor-installer leaves in its pod's status: the installer
 // container's termination message (/dev/termination-log), which the kubelet keeps in
 // status.initContainerStatuses[].state.terminated.message for the pod's lifetime, `kubectl get pod -o jsonpath`

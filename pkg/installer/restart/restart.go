@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package restart restarts containerd after its configuration changed.
 //
 // The production restarter talks to systemd over its D-Bus API on the host's system bus socket (mounted into the

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package runscconfig validates the runsc.toml the installation chart passes (ConfigMap
 // gvisor-installation-<pool>-runsc, key runsc.toml) before the installer copies it to /etc/containerd/runsc.toml.
 //

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package sandbox proves that gVisor works on the node: it starts a real, minimal pod sandbox with the runsc
 // runtime handler through containerd's CRI, the way the kubelet starts a gVisor pod, checks it and removes it.
 //

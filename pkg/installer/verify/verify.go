@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package verify checks over containerd's CRI socket that containerd is up and has (or no longer has) the runsc
 // runtime handler, the way the kubelet will see it.
 //

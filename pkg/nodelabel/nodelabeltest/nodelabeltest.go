@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package nodelabeltest runs the readiness gate (docs/readiness-gate.md) as it runs in a shoot, for tests: a real
 // kube-apiserver (envtest, KUBEBUILDER_ASSETS) with RBAC and the ServiceAccount admission plugin, the objects
 // pkg/render renders with the gate on, nodes, and the installation pod the rendered DaemonSet would put on a node,

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package operatingsystemconfig is the extension's OperatingSystemConfig (OSC) mutating webhook: the second
 // delivery mode (delivery.OperatingSystemConfig; the default stays the installation DaemonSet). For the reconcile
 // OSC of a worker pool that has gvisor among its container runtimes it adds, and gardener-node-agent applies before

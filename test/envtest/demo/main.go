@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Command demo is `make demo`: the extension's main job on an embedded default. It starts the local control plane
 // of package envtest (etcd, kube-apiserver, kube-controller-manager, Gardener's CRDs), gardener-resource-manager
 // and our controller manager (the binary from `make build`, or in-process), applies the Cluster of example/seed

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package bench measures the controller on the real control plane (test/envtest): reconcile throughput of the
 // controller manager as shipped (the binary, built here, with its default 5 workers and Gardener's extension
 // library) and the API writes of a

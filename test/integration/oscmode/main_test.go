@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package oscmode runs the ContainerRuntime controller in the OperatingSystemConfig delivery mode, and switches a
 // landscape between the two modes, on a real control plane (test/envtest: kube-apiserver, etcd,
 // kube-controller-manager, gardener-resource-manager). The controller runs as its binary in a child process, so a

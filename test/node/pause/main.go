@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Command pause is the test nodes' sandbox ("pause") image: the first process of every pod sandbox. It blocks
 // until SIGTERM or SIGINT and reaps the children that get reparented to it meanwhile, like Kubernetes' pause. It
 // is built statically (CGO_ENABLED=0) by the harness (test/node), so the image needs nothing but this binary.

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package v1alpha1 is the provider configuration of a ContainerRuntime of type gvisor: the object a shoot owner
 // writes into spec.provider.workers[].cri.containerRuntimes[].providerConfig.
 //

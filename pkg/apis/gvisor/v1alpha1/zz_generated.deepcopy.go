@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Code written by hand in the shape deepcopy-gen produces; keep it in step with types.go.
 
 package v1alpha1

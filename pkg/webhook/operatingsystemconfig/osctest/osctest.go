@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package osctest builds the objects gardenlet writes for a shoot with gVisor on one of two worker pools: the
 // Shoot (inside a Cluster) and the pools' OperatingSystemConfigs with the labels, purpose and criConfig gardenlet
 // sets. The webhook's unit tests, the envtest test (test/osc) and the node-side tests share them.

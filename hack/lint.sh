@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+# SPDX-License-Identifier: Apache-2.0
+# gofmt, go vet and golangci-lint with .golangci.yaml (Gardener's linter set, funlen 60 for non-test code, the
+# SPDX header): the static checks `make test` runs before the tests, and `make check` alone.
+set -euo pipefail
+source "$(dirname "$0")/tools/lib.sh"
+cd "$REPO_ROOT"
+lint="${GOLANGCI_LINT:-$("$REPO_ROOT/hack/tools/golangci-lint.sh")}"
+
+unformatted="$(gofmt -l $(git ls-files '*.go'))"
+test -z "$unformatted" || { echo "gofmt needed (run gofmt -w on them):"; echo "$unformatted"; exit 1; }
+go vet ./...
+"$lint" run ./...
