@@ -6,19 +6,11 @@ package render_test
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
 
-// installerContainer is the installation DaemonSet's container named installer: the init container of the chart
-// (its termination message, the installer's report, stays in the pod's status), else a main container of that
-// name (an installation DaemonSet of an older chart). Nil when there is none.
+// installerContainer is the DaemonSet's installer container (render.InstallerContainer).
 func installerContainer(ds *appsv1.DaemonSet) *corev1.Container {
-	spec := &ds.Spec.Template.Spec
-	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
-		for i := range cs {
-			if cs[i].Name == "installer" {
-				return &cs[i]
-			}
-		}
-	}
-	return nil
+	return render.InstallerContainer(&ds.Spec.Template.Spec)
 }

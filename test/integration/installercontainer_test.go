@@ -6,19 +6,15 @@ package integration
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
 
-// installerContainer is the installation DaemonSet's container named installer: the chart's init container (its
-// termination message, the installer's report, stays in the pod's status), else a main container of that name
-// (an older chart). A DaemonSet without one is a test failure: the zero container has no command.
+// installerContainer is the DaemonSet's installer container (render.InstallerContainer). A DaemonSet without one
+// is a test failure: the zero container has no command.
 func installerContainer(ds *appsv1.DaemonSet) *corev1.Container {
-	spec := &ds.Spec.Template.Spec
-	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
-		for i := range cs {
-			if cs[i].Name == "installer" {
-				return &cs[i]
-			}
-		}
+	if c := render.InstallerContainer(&ds.Spec.Template.Spec); c != nil {
+		return c
 	}
 	return &corev1.Container{}
 }

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -34,6 +33,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
 // Environment of the benchmark (make bench-seed sets them).
@@ -445,23 +445,5 @@ func (r *run) waitAll(p *envtest.Process, want int, ok func(*extensionsv1alpha1.
 // parallel runs f(0..n-1) on 10 goroutines, like many shoots' gardenlet flows creating resources at once.
 func parallel(b *testing.B, n int, f func(i int) error) {
 	b.Helper()
-	var (
-		wg   sync.WaitGroup
-		next atomic.Int64
-		errs = make(chan error, n)
-	)
-	for range 10 {
-		wg.Go(func() {
-			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-				if err := f(i); err != nil {
-					errs <- err
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		b.Fatal(err)
-	}
+	testutil.Parallel(b, 10, n, f)
 }

@@ -15,6 +15,7 @@ import (
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/report"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
 
 // ConditionBinDirClean is the condition type of binDirCheck. gardenlet merges only the condition types it knows
@@ -64,16 +65,13 @@ func binDirResult(pool string, pods []corev1.Pod) *healthcheck.SingleCheckResult
 	return &healthcheck.SingleCheckResult{Status: gardencorev1beta1.ConditionFalse, Detail: b.String()}
 }
 
-// installerContainer is the installation pod's installer container (charts/internal/gvisor-installation).
-const installerContainer = "installer"
-
 // InstallerReport is the report of the pod's last successful installer run (package report): the termination
 // message of its installer container, an init container that exited 0 (state.terminated), or, of an installer
 // that ran as the pod's main container, its previous run's (lastState.terminated). ok is false when the pod has
 // none (still installing, failed, or an installer older than the report).
 func InstallerReport(p *corev1.Pod) (report.Success, bool) {
 	for _, cs := range append(slices.Clone(p.Status.InitContainerStatuses), p.Status.ContainerStatuses...) {
-		if cs.Name != installerContainer {
+		if cs.Name != render.InstallerContainerName {
 			continue
 		}
 		for _, t := range []*corev1.ContainerStateTerminated{cs.State.Terminated, cs.LastTerminationState.Terminated} {

@@ -37,6 +37,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
 var shared struct {
@@ -267,25 +268,7 @@ func statusPatches(events []envtest.AuditEvent) int {
 // parallel runs f(0..n-1) on 10 goroutines, like many shoots' gardenlet flows creating resources at once.
 func parallel(b *testing.B, n int, f func(i int) error) {
 	b.Helper()
-	var (
-		wg   sync.WaitGroup
-		next atomic.Int64
-		errs = make(chan error, n)
-	)
-	for range 10 {
-		wg.Go(func() {
-			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-				if err := f(i); err != nil {
-					errs <- err
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		b.Fatal(err)
-	}
+	testutil.Parallel(b, 10, n, f)
 }
 
 // waitAll polls until the namespace holds want ContainerRuntimes that all satisfy ok (nil: any).
