@@ -10,15 +10,11 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	extensionsconfigv1alpha1 "github.com/gardener/gardener/extensions/pkg/apis/config/v1alpha1"
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
-	"github.com/gardener/gardener/extensions/pkg/util"
 	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
@@ -27,6 +23,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/oscstate"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/shootclient"
 )
 
 // The switch between the delivery modes (docs/delivery-modes.md, "Switching a landscape"). A pool has one
@@ -150,29 +147,12 @@ func describe(s *oscstate.Pool) string {
 		s.SecretName, s.OSC.Entry, len(s.OSC.Files), len(s.Nodes)-len(s.Pending()), len(s.Nodes))
 }
 
-// shootScheme and shootMapper cover what the switch reads in the shoot (the pool's OSC secret and nodes); the
-// static mapper avoids API discovery against the shoot on every read.
-var shootScheme = func() *runtime.Scheme {
-	s := runtime.NewScheme()
-	if err := corev1.AddToScheme(s); err != nil {
-		panic(err)
-	}
-	return s
-}()
-
-func shootMapper() meta.RESTMapper {
-	m := meta.NewDefaultRESTMapper(nil)
-	m.Add(corev1.SchemeGroupVersion.WithKind("Secret"), meta.RESTScopeNamespace)
-	m.Add(corev1.SchemeGroupVersion.WithKind("Node"), meta.RESTScopeRoot)
-	return m
-}
-
 // shootOSCState reads the pool's OSC state in cr's shoot, through the shoot access secret gardenlet keeps in the
 // shoot namespace (as the health checks do).
 func (a *Actuator) shootOSCState(ctx context.Context, cr *extensionsv1alpha1.ContainerRuntime) (*oscstate.Pool, error) {
-	_, shoot, err := util.NewClientForShoot(ctx, a.client, cr.Namespace, client.Options{Scheme: shootScheme, Mapper: shootMapper()}, extensionsconfigv1alpha1.RESTOptions{})
+	shoot, err := shootclient.New(ctx, a.client, cr.Namespace)
 	if err != nil {
-		return nil, fmt.Errorf("creating the client of the shoot of namespace %s (secret gardener or gardener-internal): %w", cr.Namespace, err)
+		return nil, err
 	}
 	return oscstate.Read(ctx, shoot, cr.Spec.WorkerPool.Name)
 }
