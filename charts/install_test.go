@@ -129,9 +129,10 @@ func TestInstallAndRunWithChartRBAC(t *testing.T) {
 	eventually(t, done, "controller /readyz", func() error {
 		return httpOK(fmt.Sprintf("http://127.0.0.1:%d/readyz", healthPort))
 	})
-	if err := httpOK(fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)); err != nil {
-		t.Errorf("metrics: %v", err)
-	}
+	// The metrics server is a runnable of its own: it may start listening after /readyz answers.
+	eventually(t, done, "controller /metrics", func() error {
+		return httpOK(fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort))
+	})
 
 	c := adminClient(t, cp)
 	for _, name := range []string{"gardener-extension-heartbeat", "gardener-extension-runtime-gvisor-leader-election"} {
