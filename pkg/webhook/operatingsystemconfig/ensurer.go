@@ -10,7 +10,6 @@ import (
 
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
 	extensionscontextwebhook "github.com/gardener/gardener/extensions/pkg/webhook/context"
-	"github.com/gardener/gardener/extensions/pkg/webhook/controlplane/genericmutator"
 	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	"k8s.io/utils/ptr"
@@ -29,18 +28,18 @@ type Options struct {
 	DeliveryMode delivery.Mode
 }
 
-// Ensurer is a genericmutator.Ensurer that adds gVisor to the reconcile OSC of gVisor pools (EnsureAdditionalFiles,
-// EnsureAdditionalUnits, EnsureCRIConfig); everything else is Gardener's no-op. Its Ensure methods act on the
-// plan that MutateOSC (which the webhook's Mutator calls) puts into the context: genericmutator does not tell an
-// ensurer which OSC (which pool) it works on. Immutable and safe for concurrent use.
+// Ensurer adds gVisor to the reconcile OSC of gVisor pools (EnsureAdditionalFiles, EnsureAdditionalUnits,
+// EnsureCRIConfig). These three methods have the signatures of Gardener's genericmutator.Ensurer, so that the
+// Ensurer plugs into genericmutator.NewMutator alongside Gardener's NoopEnsurer (ensurer_conformance_test.go
+// checks it), but the package does not import genericmutator: it links Gardener's kubelet and containerd OSC
+// components and, through their feature gates, k8s.io/apiserver, about 10 MB of resident binary pages in the
+// controller for nothing it runs (BENCHMARKS.md "Seed scale"). Its Ensure methods act on the plan that MutateOSC
+// (which the webhook's Mutator calls) puts into the context: genericmutator does not tell an ensurer which OSC
+// (which pool) it works on. Immutable and safe for concurrent use.
 type Ensurer struct {
-	genericmutator.NoopEnsurer
-
 	renderer *render.Renderer
 	opts     Options
 }
-
-var _ genericmutator.Ensurer = (*Ensurer)(nil)
 
 // NewEnsurer returns an Ensurer rendering with renderer (render.New(imagevector.Load(version.Version)), as the
 // controller does, so the image vector overwrite applies to both modes alike).

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	extensionscontextwebhook "github.com/gardener/gardener/extensions/pkg/webhook/context"
+	"github.com/gardener/gardener/extensions/pkg/webhook/controlplane/genericmutator"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
@@ -237,13 +238,16 @@ func extensionsWebhookUnit(units []extensionsv1alpha1.Unit) bool {
 }
 
 // TestEnsurerNeedsPlan: called through genericmutator directly (no plan in the context), the ensurer refuses
-// instead of guessing the pool.
+// instead of guessing the pool, and leaves the files as they were.
 func TestEnsurerNeedsPlan(t *testing.T) {
-	e := newEnsurer(t, osc.Options{})
+	var e genericmutator.Ensurer = &genericEnsurer{gvisor: newEnsurer(t, osc.Options{})}
 	files := []extensionsv1alpha1.File{}
 	gctx := extensionscontextwebhook.NewInternalGardenContext(osctest.Cluster(osctest.Shoot(true, "")))
 	if err := e.EnsureAdditionalFiles(context.Background(), gctx, &files, nil); err == nil || !strings.Contains(err.Error(), "MutateOSC") {
 		t.Errorf("want an error pointing to MutateOSC, got %v", err)
+	}
+	if len(files) != 0 {
+		t.Errorf("the refused call changed the files: %v", files)
 	}
 }
 
