@@ -18,7 +18,6 @@ import (
 	nodeagentconfigv1alpha1 "github.com/gardener/gardener/pkg/apis/config/nodeagent/v1alpha1"
 	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
-	"github.com/gardener/gardener/pkg/nodeagent"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	oscwebhook "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
@@ -129,7 +128,7 @@ func (p *Pool) Pending() []Node {
 func (p *Pool) AllApplied() bool { return p.SecretName != "" && len(p.Pending()) == 0 }
 
 // Read reads the pool's OSC secret and nodes in the shoot (shoot needs Secret and Node). The secret's OSC is
-// decoded as node-agent decodes it.
+// decoded as node-agent decodes it (oscDecoder).
 func Read(ctx context.Context, shoot client.Reader, pool string) (*Pool, error) {
 	secret, err := poolSecret(ctx, shoot, pool)
 	if err != nil {
@@ -140,7 +139,7 @@ func Read(ctx context.Context, shoot client.Reader, pool string) (*Pool, error) 
 		p.SecretName = secret.Name
 		p.Checksum = secret.Annotations[nodeagentconfigv1alpha1.AnnotationKeyChecksumDownloadedOperatingSystemConfig]
 		osc := &extensionsv1alpha1.OperatingSystemConfig{}
-		if err := runtime.DecodeInto(nodeagent.OSCDecoder, secret.Data[nodeagentconfigv1alpha1.DataKeyOperatingSystemConfig], osc); err != nil {
+		if err := runtime.DecodeInto(oscDecoder, secret.Data[nodeagentconfigv1alpha1.DataKeyOperatingSystemConfig], osc); err != nil {
 			return nil, fmt.Errorf("decoding the OperatingSystemConfig in secret kube-system/%s (key %s) of worker pool %q: %w",
 				secret.Name, nodeagentconfigv1alpha1.DataKeyOperatingSystemConfig, pool, err)
 		}
