@@ -15,9 +15,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/charts"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel/nodelabeltest"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
 
@@ -50,6 +52,18 @@ func newRenderer(t testing.TB, version, overwrite string) *render.Renderer {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// realAPIServer starts a real kube-apiserver with etcd for the test (nodelabeltest) and returns a client of it, for
+// the checks whose judge is the API server's validation (immutable fields, update rules).
+func realAPIServer(t *testing.T) client.Client {
+	t.Helper()
+	s := nodelabeltest.StartAPIServer(t)
+	c, err := client.New(s.Config, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 var errMismatch = errors.New("concurrent render gave different bytes")

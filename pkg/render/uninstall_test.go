@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel/nodelabeltest"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
 
@@ -209,13 +208,8 @@ func TestShootUninstall(t *testing.T) {
 // ManagedResource's content), not refused for the immutable selector, which would make gardener-resource-manager
 // delete and recreate it (delete-on-invalid-update) and start uninstall pods on every node at once.
 func TestUninstallUpdatesInstallOnRealAPIServer(t *testing.T) {
-	s := nodelabeltest.StartAPIServer(t)
+	c, r := realAPIServer(t), newRenderer(t, "v0.0.0-dev", "")
 	ctx := context.Background()
-	c, err := client.New(s.Config, client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := newRenderer(t, "v0.0.0-dev", "")
 	for _, gate := range []bool{false, true} {
 		install, uninstall := poolValues, poolValues
 		install.WorkerPool = fmt.Sprintf("gate-%v", gate)

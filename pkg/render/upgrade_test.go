@@ -14,8 +14,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel/nodelabeltest"
 )
 
 // TestUpgradeFromInstallerContainerOnRealAPIServer: an installation DaemonSet of the chart before the installer
@@ -25,13 +23,8 @@ import (
 // pods node by node, as for any change of the pod template, and gardener-resource-manager never falls back to
 // delete-on-invalid-update (which would restart the installation on every node at once).
 func TestUpgradeFromInstallerContainerOnRealAPIServer(t *testing.T) {
-	s := nodelabeltest.StartAPIServer(t)
+	c, r := realAPIServer(t), newRenderer(t, "v0.0.0-dev", "")
 	ctx := context.Background()
-	c, err := client.New(s.Config, client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := newRenderer(t, "v0.0.0-dev", "")
 	for _, gate := range []bool{false, true} {
 		v := poolValues
 		v.WorkerPool, v.ReadinessGate = fmt.Sprintf("upgrade-gate-%v", gate), gate

@@ -32,15 +32,8 @@ import (
 // ManagedResource is missing; "being removed" while the pool is uninstalled; and nothing left once it is gone.
 func TestHealthConditions(t *testing.T) {
 	sh := newShoot(t, "health", "1.33.4")
-	sh.createShootAccessSecret()
-	sh.createRuntime("a", "")
-	sh.waitOperation("a", "Create", "Succeeded")
-	sh.waitPoolHealthy("a")
 	nodes := []string{"health-a-0", "health-a-1", "health-a-2"}
-	for _, n := range nodes {
-		sh.createNode(n, "a")
-	}
-	sh.waitPods("a", false, nodes)
+	sh.healthCheckedPool("a", nodes...)
 
 	// Healthy pool: every node's installation pod Ready.
 	for _, n := range nodes {
@@ -133,6 +126,21 @@ func TestHealthWithoutNodes(t *testing.T) {
 	}
 	sh.deleteRuntime("a")
 	sh.waitNoShootObjects()
+}
+
+// healthCheckedPool creates pool with the shoot access secret the health checks read the shoot through, waits for
+// it to be reconciled and its ManagedResources healthy, then registers nodes in it and waits for an install pod on
+// each.
+func (sh *testShoot) healthCheckedPool(pool string, nodes ...string) {
+	sh.t.Helper()
+	sh.createShootAccessSecret()
+	sh.createRuntime(pool, "")
+	sh.waitOperation(pool, "Create", "Succeeded")
+	sh.waitPoolHealthy(pool)
+	for _, n := range nodes {
+		sh.createNode(n, pool)
+	}
+	sh.waitPods(pool, false, nodes)
 }
 
 // createShootAccessSecret creates the secret "gardener" gardenlet keeps in every shoot namespace, through which

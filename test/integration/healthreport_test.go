@@ -24,15 +24,8 @@ import (
 // BinDirClean is True again.
 func TestHealthInstallerReport(t *testing.T) {
 	sh := newShoot(t, "healthreport", "1.33.4")
-	sh.createShootAccessSecret()
-	sh.createRuntime("a", "")
-	sh.waitOperation("a", "Create", "Succeeded")
-	sh.waitPoolHealthy("a")
 	nodes := []string{"healthreport-a-0", "healthreport-a-1"}
-	for _, n := range nodes {
-		sh.createNode(n, "a")
-	}
-	sh.waitPods("a", false, nodes)
+	sh.healthCheckedPool("a", nodes...)
 
 	const shim = "/var/bin/containerruntimes/containerd-shim-runc-v2"
 	sh.setInstallerReport("a", nodes[0], report.Success{GVisor: "v0.0.0-20260905035102-160fafc42237", RunscSum: strings.Repeat("0a", 64), Containerd: "containerd 2.4.2"})

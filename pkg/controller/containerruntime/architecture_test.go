@@ -10,28 +10,16 @@ import (
 
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
-	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
 
 // TestPoolArchitectureSelectsReleaseSums (issue 12, item 2): the installation of a pool carries the gVisor release
 // sums of the pool's machine architecture as the Shoot declares it, and every architecture's when the Cluster does
 // not say (no Shoot, pool not listed, architecture unset).
 func TestPoolArchitectureSelectsReleaseSums(t *testing.T) {
-	images, err := imagevector.ForVersion("v0.0.0-dev")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := render.New(images)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := devRenderer(t)
 	shoot := func(workers ...gardencorev1beta1.Worker) *extensionscontroller.Cluster {
 		return &extensionscontroller.Cluster{Shoot: &gardencorev1beta1.Shoot{Spec: gardencorev1beta1.ShootSpec{
 			Provider: gardencorev1beta1.Provider{Workers: workers}}}}
@@ -39,15 +27,7 @@ func TestPoolArchitectureSelectsReleaseSums(t *testing.T) {
 	worker := func(name string, arch *string) gardencorev1beta1.Worker {
 		return gardencorev1beta1.Worker{Name: name, Machine: gardencorev1beta1.Machine{Type: "m", Architecture: arch}}
 	}
-	cr := &extensionsv1alpha1.ContainerRuntime{
-		ObjectMeta: metav1.ObjectMeta{Name: "gvisor", Namespace: "shoot--p--s"},
-		Spec: extensionsv1alpha1.ContainerRuntimeSpec{
-			BinaryPath:  "/var/bin/containerruntimes",
-			DefaultSpec: extensionsv1alpha1.DefaultSpec{Type: Type},
-			WorkerPool: extensionsv1alpha1.ContainerRuntimeWorkerPool{Name: "pool-a",
-				Selector: metav1.LabelSelector{MatchLabels: map[string]string{"worker.gardener.cloud/pool": "pool-a"}}},
-		},
-	}
+	cr := poolAContainerRuntime()
 	for name, tc := range map[string]struct {
 		cluster *extensionscontroller.Cluster
 		want    string

@@ -274,24 +274,7 @@ func parallel(b *testing.B, n int, f func(i int) error) {
 // waitAll polls until the namespace holds want ContainerRuntimes that all satisfy ok (nil: any).
 func waitAll(b *testing.B, c client.Client, ns string, want int, ok func(*extensionsv1alpha1.ContainerRuntime) bool) {
 	b.Helper()
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
-		list := &extensionsv1alpha1.ContainerRuntimeList{}
-		if err := c.List(context.Background(), list, client.InNamespace(ns)); err != nil {
-			b.Fatal(err)
-		}
-		done := 0
-		for i := range list.Items {
-			if ok == nil || ok(&list.Items[i]) {
-				done++
-			}
-		}
-		if len(list.Items) == want && done == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("after 5m: %d ContainerRuntimes, %d done, want %d", len(list.Items), done, want)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testutil.EventuallyEvery(b, 5*time.Minute, 50*time.Millisecond, "the ContainerRuntimes of "+ns, func() error {
+		return testutil.ContainerRuntimesDone(context.Background(), c, want, ok, client.InNamespace(ns))
+	})
 }
