@@ -7,7 +7,8 @@
 // (150 pools). The controller runs as a separate process, so that its peak RSS (VmHWM) and CPU seconds
 // (utime+stime) are its own: our binary (built from ./cmd/gardener-extension-runtime-gvisor) and, when
 // GVISOR_FIELD_EXTENSION names its binary (hack/tools/field-extension.sh builds it from its public source), the
-// field's extension, one after the other against the same control plane with the same objects and flags.
+// field's extension, one after the other against the same control plane with the same objects and flags. Each
+// binary is dropped from the page cache before it starts (pagecache.go), so that all start from disk, as on a seed.
 //
 // It is a benchmark, never part of `make test`: `make bench-seed` runs it. Results: BENCHMARKS.md, "Seed scale".
 package seedbench

@@ -288,6 +288,9 @@ func (r *run) once() result {
 	}
 	env := []string{"LEADER_ELECTION_NAMESPACE=" + envtest.ExtensionNamespace, "HOME=" + os.Getenv("HOME"), "PATH=" + os.Getenv("PATH")}
 	logPath := filepath.Join(r.cp.Dir, user+".log")
+	if err := evictFromPageCache(r.binary); err != nil {
+		b.Fatal(err)
+	}
 	p, err := envtest.StartProcess(r.name, logPath, env, append([]string{r.binary}, controllerFlags(r.name, kubeconfig, ports[0], ports[1], pprofPort)...)...)
 	if err != nil {
 		b.Fatal(err)
@@ -413,33 +416,16 @@ func (r *run) cleanup() {
 // waitAll polls until the seed holds want ContainerRuntimes that all satisfy ok (nil: any); the controller exiting
 // or 10 minutes without reaching it fail the benchmark.
 func (r *run) waitAll(p *envtest.Process, want int, ok func(*extensionsv1alpha1.ContainerRuntime) bool) {
-	b := r.b
-	b.Helper()
-	deadline := time.Now().Add(10 * time.Minute)
-	for {
-		list := &extensionsv1alpha1.ContainerRuntimeList{}
-		if err := r.c.List(context.Background(), list); err != nil {
-			b.Fatal(err)
-		}
-		done := 0
-		for i := range list.Items {
-			if ok == nil || ok(&list.Items[i]) {
-				done++
-			}
-		}
-		if len(list.Items) == want && done == want {
-			return
-		}
+	r.b.Helper()
+	testutil.EventuallyEvery(r.b, 10*time.Minute, 100*time.Millisecond, r.name+"'s ContainerRuntimes (log "+p.LogPath()+")", func() error {
+		err := testutil.ContainerRuntimesDone(context.Background(), r.c, want, ok)
 		select {
 		case <-p.Done():
-			b.Fatalf("%s exited (%v) with %d ContainerRuntimes, %d done, want %d; log %s", r.name, p.Err(), len(list.Items), done, want, p.LogPath())
+			r.b.Fatalf("%s exited (%v): %v; log %s", r.name, p.Err(), err, p.LogPath())
 		default:
 		}
-		if time.Now().After(deadline) {
-			b.Fatalf("%s: after 10m %d ContainerRuntimes, %d done, want %d; log %s", r.name, len(list.Items), done, want, p.LogPath())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return err
+	})
 }
 
 // parallel runs f(0..n-1) on 10 goroutines, like many shoots' gardenlet flows creating resources at once.
