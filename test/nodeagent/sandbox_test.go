@@ -22,9 +22,9 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
 )
 
-// sandboxReleases are the releases the real-sandbox test runs on (every supported config version: 2, 3 and 4);
-// TestNodeAgentRegistersRunsc covers 2.0's configuration as well.
-var sandboxReleases = []string{"1.7", "2.2", "2.4"}
+// sandboxReleases are the releases the real-sandbox test runs on: every supported containerd minor (the operator
+// guide's matrix), so every config version node-agent writes for them (2, 3 and 4).
+var sandboxReleases = []string{"1.7", "2.0", "2.2", "2.4"}
 
 // suite is what every node of the sandbox test shares: the Debian tools and images of test/node, the test
 // registry with the installation image, and the OSCs naming it.
