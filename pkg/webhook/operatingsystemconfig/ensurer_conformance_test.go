@@ -19,6 +19,7 @@ import (
 // one, this file stops compiling.
 type genericEnsurer struct {
 	genericmutator.NoopEnsurer
+
 	gvisor *osc.Ensurer
 }
 
