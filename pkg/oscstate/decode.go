@@ -14,10 +14,10 @@ import (
 // oscDecoder decodes the OperatingSystemConfig in a pool's node-agent secret as gardener-node-agent does
 // (nodeagent.OSCDecoder of pkg/nodeagent: a universal deserializer of the extensions API). It is our own, not
 // node-agent's variable, because importing pkg/nodeagent links the kubelet configuration API, component-base's
-// feature gates and metrics registry and afero into the controller, whose package initialisation costs resident
-// memory on every seed (BENCHMARKS.md "Seed scale"); node-agent's scheme adds only the kubelet configuration,
-// which no OSC field decodes into. decode_test.go checks that both decode node-agent's input alike. Read-only
-// after initialisation.
+// feature gates and metrics registry and afero into the controller, which initialises them at every start and
+// never runs them (BENCHMARKS.md "Seed scale", "Two dependency cuts"); node-agent's scheme adds only the kubelet
+// configuration, which no OSC field decodes into. decode_test.go checks that both decode node-agent's input
+// alike. Read-only after initialisation.
 var oscDecoder = newOSCDecoder()
 
 func newOSCDecoder() runtime.Decoder {

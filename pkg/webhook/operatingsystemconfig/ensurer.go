@@ -31,11 +31,11 @@ type Options struct {
 // Ensurer adds gVisor to the reconcile OSC of gVisor pools (EnsureAdditionalFiles, EnsureAdditionalUnits,
 // EnsureCRIConfig). These three methods have the signatures of Gardener's genericmutator.Ensurer, so that the
 // Ensurer plugs into genericmutator.NewMutator alongside Gardener's NoopEnsurer (ensurer_conformance_test.go
-// checks it), but the package does not import genericmutator: it links Gardener's kubelet and containerd OSC
-// components and, through their feature gates, k8s.io/apiserver, about 10 MB of resident binary pages in the
-// controller for nothing it runs (BENCHMARKS.md "Seed scale"). Its Ensure methods act on the plan that MutateOSC
-// (which the webhook's Mutator calls) puts into the context: genericmutator does not tell an ensurer which OSC
-// (which pool) it works on. Immutable and safe for concurrent use.
+// checks it), but the package does not import genericmutator: it links Gardener's kubelet, containerd and
+// machine-controller-manager components and, through their feature gates, k8s.io/apiserver, 21 packages the
+// controller initialises at every start and never runs (BENCHMARKS.md "Seed scale", "Two dependency cuts"). Its
+// Ensure methods act on the plan that MutateOSC (which the webhook's Mutator calls) puts into the context:
+// genericmutator does not tell an ensurer which OSC (which pool) it works on. Immutable and safe for concurrent use.
 type Ensurer struct {
 	renderer *render.Renderer
 	opts     Options
