@@ -26,6 +26,7 @@ import (
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	"github.com/gardener/gardener/pkg/controllerutils"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version"
 	oscwebhook "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
@@ -41,11 +42,14 @@ const mwcName = "gardener-extension-runtime-gvisor"
 type env struct {
 	c       client.Client
 	ensurer *oscwebhook.Ensurer
+	// stop ends the extension (its webhook server), leaving its registration in place; port is the server's.
+	stop func()
+	port int
 }
 
-// start brings up the control plane and the extension in the OperatingSystemConfig mode with only its webhook
-// (controllers off), registered in url mode on a free loopback port.
-func start(t *testing.T) *env {
+// start brings up the control plane and the extension in mode with only its webhook (controllers off), registered
+// in url mode on a free loopback port.
+func start(t *testing.T, mode delivery.Mode) *env {
 	t.Helper()
 	assets := realcomponents.KubebuilderAssets(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -71,7 +75,7 @@ func start(t *testing.T) *env {
 		"--kubeconfig=" + cp.KubeconfigPath,
 		"--leader-election=false",
 		"--disable-controllers=containerruntime,healthcheck,heartbeat",
-		"--delivery-mode=operatingsystemconfig",
+		"--delivery-mode=" + string(mode),
 		"--webhook-config-mode=url",
 		"--webhook-config-url=127.0.0.1:" + strconv.Itoa(port),
 		"--webhook-config-server-host=127.0.0.1",
@@ -81,7 +85,8 @@ func start(t *testing.T) *env {
 		"--metrics-bind-address=0", // no metrics server
 		"--log-format=text",
 	}
-	controller := envtest.RunController(ctx, t, args)
+	runCtx, stop := context.WithCancel(ctx)
+	controller := envtest.RunController(runCtx, t, args)
 
 	// The library registers the webhook once the extension leads, with the CA of the certificate it generated.
 	testutil.Eventually(t, "MutatingWebhookConfiguration "+mwcName, func() error {
@@ -100,7 +105,7 @@ func start(t *testing.T) *env {
 
 	renderer, err := render.Load(version.Version, "")
 	testutil.Must(t, err)
-	e := &env{c: c, ensurer: oscwebhook.NewEnsurer(renderer, oscwebhook.Options{DeliveryMode: "operatingsystemconfig"})}
+	e := &env{c: c, ensurer: oscwebhook.NewEnsurer(renderer, oscwebhook.Options{DeliveryMode: mode}), stop: stop, port: port}
 	testutil.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: osctest.Namespace,
 		Labels: map[string]string{v1beta1constants.GardenRole: v1beta1constants.GardenRoleShoot}}}))
 	testutil.Must(t, c.Create(ctx, cluster(t, osctest.Shoot(true, osctest.ProviderConfig))))
@@ -161,7 +166,7 @@ func (e *env) expected(t *testing.T, shoot *gardencorev1beta1.Shoot, in, old *ex
 // TestOperatingSystemConfigWebhook walks one shoot through what gardenlet does: OSCs of both pools created, updated
 // again unchanged, gVisor removed from the pool (Cluster, then OSC), and a broken providerConfig.
 func TestOperatingSystemConfigWebhook(t *testing.T) {
-	e := start(t)
+	e := start(t, delivery.OperatingSystemConfig)
 	ctx := context.Background()
 	withGVisor := osctest.Shoot(true, osctest.ProviderConfig)
 
@@ -252,7 +257,7 @@ func TestOperatingSystemConfigWebhook(t *testing.T) {
 // TestRegistration: the webhook the library registered calls our path on the configured URL for OSC creates and
 // updates only, in shoot namespaces only, for pool OSCs only, and fails closed.
 func TestRegistration(t *testing.T) {
-	e := start(t)
+	e := start(t, delivery.OperatingSystemConfig)
 	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{}
 	testutil.Must(t, e.c.Get(context.Background(), client.ObjectKey{Name: mwcName}, mwc))
 	w := mwc.Webhooks[0]
@@ -262,7 +267,7 @@ func TestRegistration(t *testing.T) {
 	if d := cmp.Diff(oscwebhook.NamespaceSelector(), w.NamespaceSelector); d != "" {
 		t.Errorf("namespaceSelector (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff(oscwebhook.ObjectSelector(), w.ObjectSelector); d != "" {
+	if d := cmp.Diff(oscwebhook.ObjectSelector(delivery.OperatingSystemConfig), w.ObjectSelector); d != "" {
 		t.Errorf("objectSelector (-want +got):\n%s", d)
 	}
 	if w.FailurePolicy == nil || *w.FailurePolicy != admissionregistrationv1.Fail {

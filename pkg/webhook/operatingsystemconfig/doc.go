@@ -41,6 +41,11 @@
 // pkg/nodeagent/controller/operatingsystemconfig/changes.go and reconciler.go in Gardener v1.149.3), and units
 // likewise (removeDeletedUnits stops and deletes them).
 //
+// Scope. An OSC leaves the webhook labelled LabelEntry exactly while it carries an entry of ours (label.go); in the
+// DaemonSet mode the registration selects only such OSCs (ObjectSelector), so that a webhook no replica answers
+// (failurePolicy Fail) holds up only the writes of OSCs in the middle of a switch back, not every pool's OSC on the
+// seed (docs/delivery-modes.md, "The webhook's availability").
+//
 // The pool decision (gvisorPool) is one small function so that further rules (a per-pool delivery mode switch)
 // go in one place.
 package operatingsystemconfig

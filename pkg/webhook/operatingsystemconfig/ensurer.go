@@ -136,10 +136,15 @@ func (e *Ensurer) MutateOSC(ctx context.Context, cluster *extensionscontroller.C
 
 // MutateOSCWithRemoval is MutateOSC with the pool's ContainerRuntime record (ReadRemovalStatus, nil if none): an
 // update whose old OSC is exactly the recorded version and carries only the remove entry loses it (removal.go).
+// Either way the OSC leaves with LabelEntry exactly if it carries an entry of ours (label.go).
 func (e *Ensurer) MutateOSCWithRemoval(ctx context.Context, cluster *extensionscontroller.Cluster, osc, old *extensionsv1alpha1.OperatingSystemConfig, removal *RemovalStatus) error {
 	p, err := e.planFor(cluster, osc, old, removal)
-	if err != nil || !p.touches() {
+	if err != nil {
 		return err
+	}
+	defer syncEntryLabel(osc)
+	if !p.touches() {
+		return nil
 	}
 	ensureCRIConfig(osc)
 	ctx, gctx := withPlan(ctx, p), extensionscontextwebhook.NewInternalGardenContext(cluster)

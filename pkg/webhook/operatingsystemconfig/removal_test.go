@@ -37,7 +37,12 @@ func record(t *testing.T, o *extensionsv1alpha1.OperatingSystemConfig) *osc.Remo
 
 func mutateWith(t *testing.T, e *osc.Ensurer, withGVisor bool, old *extensionsv1alpha1.OperatingSystemConfig, r *osc.RemovalStatus) *extensionsv1alpha1.OperatingSystemConfig {
 	t.Helper()
-	out := osctest.OSC(osctest.GVisorPool) // gardenlet's fresh spec of the update
+	return mutateFrom(t, e, withGVisor, osctest.OSC(osctest.GVisorPool), old, r) // gardenlet's fresh spec of the update
+}
+
+// mutateFrom is mutateWith on the update in (mutated in place and returned).
+func mutateFrom(t *testing.T, e *osc.Ensurer, withGVisor bool, out, old *extensionsv1alpha1.OperatingSystemConfig, r *osc.RemovalStatus) *extensionsv1alpha1.OperatingSystemConfig {
+	t.Helper()
 	if err := e.MutateOSCWithRemoval(context.Background(), osctest.Cluster(osctest.Shoot(withGVisor, osctest.ProviderConfig)), out, old, r); err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,8 @@ import (
 	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 )
 
 const (
@@ -31,16 +33,22 @@ const (
 // (gardenlet labels them gardener.cloud/role=shoot). gardenlet labels a shoot namespace with
 // extensions.gardener.cloud/<type>=true only for Extension resources (botanist.getShootRequiredExtensionTypes in
 // pkg/gardenlet/operation/botanist/namespaces.go, Gardener v1.149.3), not for ContainerRuntime types, so no label
-// tells gVisor shoots apart: the Mutator returns the OSCs of other shoots unchanged after one Cluster read.
+// tells gVisor shoots apart: the Mutator returns the OSCs of other shoots unchanged after one Cluster read. In the
+// DaemonSet mode ObjectSelector narrows the calls to OSCs that carry an entry of ours.
 func NamespaceSelector() *metav1.LabelSelector {
 	return &metav1.LabelSelector{MatchLabels: map[string]string{v1beta1constants.GardenRole: v1beta1constants.GardenRoleShoot}}
 }
 
-// ObjectSelector limits the webhook to worker pools' OSCs: gardenlet labels each with its pool.
-func ObjectSelector() *metav1.LabelSelector {
-	return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
-		{Key: v1beta1constants.LabelWorkerPool, Operator: metav1.LabelSelectorOpExists},
-	}}
+// ObjectSelector limits the webhook to the OSCs it may change in mode: in the OperatingSystemConfig mode every
+// worker pool's OSC (gardenlet labels each with its pool), because any pool may get gVisor; in the DaemonSet mode
+// only those that carry an entry of ours (LabelEntry, label.go), the only ones it changes there. The zero mode is
+// the OperatingSystemConfig mode, as in Options.
+func ObjectSelector(mode delivery.Mode) *metav1.LabelSelector {
+	requirements := []metav1.LabelSelectorRequirement{{Key: v1beta1constants.LabelWorkerPool, Operator: metav1.LabelSelectorOpExists}}
+	if mode == delivery.DaemonSet {
+		requirements = append(requirements, metav1.LabelSelectorRequirement{Key: LabelEntry, Operator: metav1.LabelSelectorOpExists})
+	}
+	return &metav1.LabelSelector{MatchExpressions: requirements}
 }
 
 // New returns the seed webhook for OperatingSystemConfigs, served by the manager's webhook server.
@@ -59,7 +67,7 @@ func New(mgr manager.Manager, ensurer *Ensurer, log logr.Logger) (*extensionsweb
 		Types:             types,
 		Webhook:           &admission.Webhook{Handler: handler, RecoverPanic: new(true)},
 		NamespaceSelector: NamespaceSelector(),
-		ObjectSelector:    ObjectSelector(),
+		ObjectSelector:    ObjectSelector(ensurer.opts.DeliveryMode),
 	}, nil
 }
 
