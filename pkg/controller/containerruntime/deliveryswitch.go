@@ -24,6 +24,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/oscstate"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/shootclient"
+	oscwebhook "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
 )
 
 // The switch between the delivery modes (docs/delivery-modes.md, "Switching a landscape"). A pool has one
@@ -113,7 +114,7 @@ func (a *Actuator) waitOSCClean(ctx context.Context, log logr.Logger, cr *extens
 			continue
 		}
 		if s := oscstate.Classify(osc); !s.Clean() {
-			carrying = append(carrying, fmt.Sprintf("%s (entry %s, %d file(s) of ours)", osc.Name, s.Entry, len(s.Files)))
+			carrying = append(carrying, fmt.Sprintf("%s (entry %s, %d file(s) of ours%s)", osc.Name, s.Entry, len(s.Files), unlabelled(osc)))
 			removalOnly = nil
 			if s.Entry == oscstate.Remove && len(s.Files) == 0 {
 				removalOnly = osc
@@ -136,6 +137,17 @@ func (a *Actuator) waitOSCClean(ctx context.Context, log logr.Logger, cr *extens
 			"pool's OperatingSystemConfig carries nothing of gVisor any more; still carrying: %s. The webhook replaces gVisor by a remove entry "+
 			"when gardenlet next writes the OSC (annotate the Shoot with gardener.cloud/operation=reconcile); %s",
 		delivery.DaemonSet, cr.Spec.WorkerPool.Name, strings.Join(carrying, "; "), progress)}
+}
+
+// unlabelled is, for messages, the fix for an OSC that carries an entry of ours without the webhook's label: in the
+// DaemonSet mode kube-apiserver sends the webhook only labelled OSCs (oscwebhook.ObjectSelector), so nothing would
+// ever take the entry back. Only an OSC mutated before the label existed can be in that state.
+func unlabelled(osc *extensionsv1alpha1.OperatingSystemConfig) string {
+	if osc.Labels[oscwebhook.LabelEntry] == "true" {
+		return ""
+	}
+	return fmt.Sprintf("; it lacks label %s=true, without which the webhook is not called for it in the %s mode: "+
+		"kubectl label operatingsystemconfig -n %s %s %s=true", oscwebhook.LabelEntry, delivery.DaemonSet, osc.Namespace, osc.Name, oscwebhook.LabelEntry)
 }
 
 // describe says what the pool's OSC secret carries, for messages.
