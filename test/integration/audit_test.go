@@ -17,16 +17,20 @@ func (sh *testShoot) auditMark() int {
 	return len(events)
 }
 
-// controllerWritesSince returns the writes our controller sent after mark.
+// controllerWritesSince returns the writes our controller sent after mark that this shoot can have caused: in its
+// namespace, or cluster-scoped. Left out are the writes for the shoots of tests running in parallel (their own
+// namespaces) and the controller's Leases in its own namespace (the heartbeat renews every few seconds, whatever
+// a reconcile does).
 func (sh *testShoot) controllerWritesSince(mark int) []envtest.AuditEvent {
 	sh.t.Helper()
 	events, err := sh.stack.AuditEvents()
 	must(sh.t, err)
 	var out []envtest.AuditEvent
 	for _, e := range events[mark:] {
-		if e.User.Username == envtest.ControllerUser {
-			out = append(out, e)
+		if e.User.Username != envtest.ControllerUser || (e.ObjectRef.Namespace != "" && e.ObjectRef.Namespace != sh.ns) {
+			continue
 		}
+		out = append(out, e)
 	}
 	return out
 }
