@@ -6,6 +6,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -198,11 +199,7 @@ func boolInt(b bool) int {
 // newRenderer is the renderer the controller uses, with this build's image vector.
 func newRenderer(t *testing.T) *render.Renderer {
 	t.Helper()
-	images, err := imagevector.Load(version.Version)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := render.New(images)
+	r, err := render.Load(version.Version, os.Getenv(imagevector.OverrideEnv))
 	if err != nil {
 		t.Fatal(err)
 	}

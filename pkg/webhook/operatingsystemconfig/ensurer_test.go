@@ -20,7 +20,6 @@ import (
 	extensionscontextwebhook "github.com/gardener/gardener/extensions/pkg/webhook/context"
 	"github.com/gardener/gardener/extensions/pkg/webhook/controlplane/genericmutator"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	osc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
@@ -39,11 +38,7 @@ func newEnsurer(t testing.TB, opts osc.Options) *osc.Ensurer {
 // newRenderer is the renderer of release testVersion, with its pinned images.
 func newRenderer(t testing.TB) *render.Renderer {
 	t.Helper()
-	images, err := imagevector.ForVersion(testVersion)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := render.New(images)
+	r, err := render.Load(testVersion, "")
 	if err != nil {
 		t.Fatal(err)
 	}

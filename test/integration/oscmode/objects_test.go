@@ -53,6 +53,18 @@ type shoot struct {
 	cleaned bool
 }
 
+// createdShoot sets up the control plane, starts the controller in mode and creates the shoot name with its
+// pool's ContainerRuntime, waiting until its creation succeeded: how every test here begins.
+func createdShoot(t *testing.T, mode delivery.Mode, name string) (*controller, *shoot) {
+	t.Helper()
+	setup(t)
+	c := startController(t, mode)
+	sh := newShoot(t, name)
+	sh.createRuntime()
+	sh.waitOperation(gardencorev1beta1.LastOperationTypeCreate, gardencorev1beta1.LastOperationStateSucceeded, "")
+	return c, sh
+}
+
 func newShoot(t *testing.T, name string) *shoot {
 	t.Helper()
 	scheme := runtime.NewScheme()

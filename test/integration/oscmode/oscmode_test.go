@@ -28,13 +28,8 @@ const oscName = "gardener-node-agent-" + pool + "-0123456789abcdef-original"
 // applied: Progressing; applied: True; the sandbox-proof unit failed: False naming the node); migrate releases and
 // restore re-creates the RuntimeClass's ManagedResource; deletion leaves nothing (node cleanup is node-agent's).
 func TestOSCModeLifecycleAndHealth(t *testing.T) {
-	setup(t)
-	startController(t, delivery.OperatingSystemConfig)
-	sh := newShoot(t, "lifecycle")
+	_, sh := createdShoot(t, delivery.OperatingSystemConfig, "lifecycle")
 	ctx := context.Background()
-
-	sh.createRuntime()
-	sh.waitOperation(gardencorev1beta1.LastOperationTypeCreate, gardencorev1beta1.LastOperationStateSucceeded, "")
 	sh.eventually("RuntimeClass gvisor in the shoot", func() error { return sh.exists(&nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: "gvisor"}}) })
 	if err := sh.gone(installationMR(sh)); err != nil {
 		t.Errorf("OSC mode: %v", err)
@@ -117,11 +112,7 @@ func TestOSCModeLifecycleAndHealth(t *testing.T) {
 // after the landscape switched to the OSC mode until the pool's OSC secret in the shoot delivers gVisor; then the
 // ManagedResource goes without an uninstall (no uninstall DaemonSet ever appears) and the reconcile succeeds.
 func TestSwitchDaemonSetToOSC(t *testing.T) {
-	setup(t)
-	ds := startController(t, delivery.DaemonSet)
-	sh := newShoot(t, "ds2osc")
-	sh.createRuntime()
-	sh.waitOperation(gardencorev1beta1.LastOperationTypeCreate, gardencorev1beta1.LastOperationStateSucceeded, "")
+	ds, sh := createdShoot(t, delivery.DaemonSet, "ds2osc")
 	sh.eventually("installation DaemonSet in the shoot", func() error { return sh.exists(installationDS()) })
 
 	ds.stop(t)
@@ -146,11 +137,7 @@ func TestSwitchDaemonSetToOSC(t *testing.T) {
 // DaemonSet's registration); it is deployed once the pool's OSC carries nothing of gVisor (here: a new OSC object,
 // as after a rolling update of the pool).
 func TestSwitchOSCToDaemonSet(t *testing.T) {
-	setup(t)
-	osc := startController(t, delivery.OperatingSystemConfig)
-	sh := newShoot(t, "osc2ds")
-	sh.createRuntime()
-	sh.waitOperation(gardencorev1beta1.LastOperationTypeCreate, gardencorev1beta1.LastOperationStateSucceeded, "")
+	osc, sh := createdShoot(t, delivery.OperatingSystemConfig, "osc2ds")
 	sh.createNode("osc2ds-n0")
 	sh.applied("osc2ds-n0", sh.syncSecret(sh.writeOSC(oscName, delivery.OperatingSystemConfig)))
 

@@ -52,11 +52,7 @@ func mustRemovalOnly(t *testing.T, what string, o *extensionsv1alpha1.OperatingS
 // switch back to the OSC mode in between (the add entry again, a new generation) makes the record stale: the
 // following removal is kept until the nodes applied it again.
 func TestSwitchOSCToDaemonSetWithoutRoll(t *testing.T) {
-	setup(t)
-	osc := startController(t, delivery.OperatingSystemConfig)
-	sh := newShoot(t, "noroll")
-	sh.createRuntime()
-	sh.waitOperation(gardencorev1beta1.LastOperationTypeCreate, gardencorev1beta1.LastOperationStateSucceeded, "")
+	osc, sh := createdShoot(t, delivery.OperatingSystemConfig, "noroll")
 	sh.createNode("noroll-n0")
 	sh.createNode("noroll-n1")
 	installed := sh.syncSecret(sh.writeOSC(oscName, delivery.OperatingSystemConfig))
