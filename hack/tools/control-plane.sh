@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
 # SPDX-License-Identifier: Apache-2.0
-# Builds the real control plane envtest runs (kube-apiserver, kube-controller-manager, etcd) from the Go module
-# proxy into $TOOLS_DIR/control-plane-<k8s>-etcd-<etcd>/ and prints that folder (KUBEBUILDER_ASSETS).
+# Builds the real control plane envtest runs (kube-apiserver, kube-controller-manager, etcd) and the node components of
+# the real-node harness (kubelet, kube-scheduler) from the Go module proxy into $TOOLS_DIR/control-plane-<k8s>-etcd-<etcd>/
+# and prints that folder (KUBEBUILDER_ASSETS; test/kubenode finds kubelet and kube-scheduler there too).
 # setup-envtest's downloads cannot work here; these tools modules live in test/tools/.
 source "$(dirname "$0")/lib.sh"
 
@@ -32,4 +33,6 @@ build_etcd() {
 build_etcd
 build_k8s kube-apiserver
 build_k8s kube-controller-manager
+build_k8s kube-scheduler
+build_k8s kubelet
 echo "$dir"
