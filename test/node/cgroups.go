@@ -14,8 +14,8 @@ import (
 	"time"
 )
 
-// cgroupMounts returns the mount points of every cgroup hierarchy (v1 controllers, named ones, the v2 unified one).
-func cgroupMounts() ([]string, error) {
+// CgroupMounts returns the mount points of every cgroup hierarchy (v1 controllers, named ones, the v2 unified one).
+func CgroupMounts() ([]string, error) {
 	f, err := os.Open("/proc/self/mountinfo")
 	if err != nil {
 		return nil, err
@@ -38,12 +38,20 @@ func cgroupMounts() ([]string, error) {
 }
 
 // cgroupDirs returns the node's cgroup directories (CgroupParent and below, in every hierarchy), deepest first.
-func (n *Node) cgroupDirs() []string {
-	mounts, _ := cgroupMounts()
+func (n *Node) cgroupDirs() []string { return CgroupDirs(n.cgroupParent) }
+
+// removeCgroups removes the node's cgroups (RemoveCgroups).
+func (n *Node) removeCgroups(timeout time.Duration) []string {
+	return RemoveCgroups(n.cgroupParent, timeout)
+}
+
+// CgroupDirs returns the cgroup directories at root (a cgroupfs path such as /gvisor-test-1a2b) and below, in
+// every hierarchy, deepest first.
+func CgroupDirs(root string) []string {
+	mounts, _ := CgroupMounts()
 	var dirs []string
 	for _, m := range mounts {
-		root := filepath.Join(m, n.cgroupParent)
-		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		_ = filepath.WalkDir(filepath.Join(m, root), func(p string, d fs.DirEntry, err error) error {
 			if err == nil && d.IsDir() {
 				dirs = append(dirs, p)
 			}
@@ -54,13 +62,13 @@ func (n *Node) cgroupDirs() []string {
 	return dirs
 }
 
-// removeCgroups removes the node's cgroups depth-first and returns those that remain after a bounded retry (a
-// cgroup is busy for a moment after its last process was killed).
-func (n *Node) removeCgroups(timeout time.Duration) []string {
+// RemoveCgroups removes the cgroups at root and below depth-first and returns those that remain after a bounded
+// retry (a cgroup is busy for a moment after its last process was killed).
+func RemoveCgroups(root string, timeout time.Duration) []string {
 	deadline := time.Now().Add(timeout)
 	for {
 		var left []string
-		for _, d := range n.cgroupDirs() {
+		for _, d := range CgroupDirs(root) {
 			if err := os.Remove(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				left = append(left, d+": "+err.Error())
 			}

@@ -42,24 +42,32 @@ type Images struct {
 // into a temporary directory of t. Build them once per test and hand them to every node (Config.Images).
 func BuildImages(t testing.TB, tools Tools) *Images {
 	t.Helper()
-	dir := t.TempDir()
-	pause, err := buildPause(dir)
+	imgs, err := WriteImages(t.TempDir(), tools)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return imgs
+}
+
+// WriteImages is BuildImages into dir, for callers without a testing.TB (the real-kubelet demo).
+func WriteImages(dir string, tools Tools) (*Images, error) {
+	pause, err := buildPause(dir)
+	if err != nil {
+		return nil, err
 	}
 	imgs := &Images{Pause: filepath.Join(dir, "pause.tar"), Busybox: filepath.Join(dir, "busybox.tar")}
 	pauseLayer := []tarEntry{{name: "pause", mode: 0o755, data: pause}}
 	if err := writeDockerArchive(imgs.Pause, PauseImage, []string{"/pause"}, pauseLayer); err != nil {
-		t.Fatalf("pause image: %v", err)
+		return nil, fmt.Errorf("pause image: %w", err)
 	}
 	bbLayer, err := busyboxLayer(tools.Busybox)
 	if err != nil {
-		t.Fatalf("busybox image: %v", err)
+		return nil, fmt.Errorf("busybox image: %w", err)
 	}
 	if err := writeDockerArchive(imgs.Busybox, BusyboxImage, []string{"/bin/sh"}, bbLayer); err != nil {
-		t.Fatalf("busybox image: %v", err)
+		return nil, fmt.Errorf("busybox image: %w", err)
 	}
-	return imgs
+	return imgs, nil
 }
 
 // buildPause compiles pause/main.go (embedded, standard library only, so GOPATH mode needs no module) for the

@@ -149,7 +149,7 @@ func (n *Node) writeFiles(cfg Config) error {
 	if err := writeCNIConfig(n.path("cni/net.d"), n.bridge, n.path("cni/ipam")); err != nil {
 		return err
 	}
-	return writeShimWrapper(n.path("wrapper"), filepath.Join(n.binDir, ShimName))
+	return WriteShimWrapper(n.path("wrapper"), filepath.Join(n.binDir, ShimName))
 }
 
 // binds are the node's directories as the holder mounts them over the host's paths in the node's mount namespace.

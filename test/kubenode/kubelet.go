@@ -1,0 +1,121 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
+package kubenode
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
+)
+
+// kubeletConfig is the node's KubeletConfiguration: this machine's facts (cgroup v1 with cgroupfs, no swap
+// check, no CAP_SYS_RESOURCE so no negative oomScoreAdj, no resolv.conf, no DNS), a private cgroup root, and no
+// image garbage collection (imported images cannot be pulled again).
+const kubeletConfig = `apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+authentication:
+  anonymous: {enabled: false}
+  webhook: {enabled: true}
+  x509: {clientCAFile: %q}
+authorization: {mode: Webhook}
+containerRuntimeEndpoint: unix:///run/containerd/containerd.sock
+cgroupDriver: cgroupfs
+cgroupRoot: %q
+cgroupsPerQOS: true
+enforceNodeAllocatable: [pods]
+failCgroupV1: false
+failSwapOn: false
+oomScoreAdj: 0
+resolvConf: ""
+clusterDomain: cluster.local
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+evictionHard: {memory.available: 1Mi, nodefs.available: 1%%, imagefs.available: 1%%, nodefs.inodesFree: 1%%}
+serializeImagePulls: false
+nodeStatusUpdateFrequency: 5s
+syncFrequency: 10s
+`
+
+func (n *Node) writeKubeletConfig() error {
+	return os.WriteFile(n.path("kubelet/config.yaml"), fmt.Appendf(nil, kubeletConfig, n.pki.CAFile, n.cgroupRoot), 0o644)
+}
+
+// startKubelet creates the kubelet's cgroup root in every hierarchy, starts the kubelet and waits until the Node
+// is Ready.
+func (n *Node) startKubelet(ctx context.Context) error {
+	if err := n.createCgroupRoot(); err != nil {
+		return err
+	}
+	labels := make([]string, 0, len(n.cfg.NodeLabels))
+	for k, v := range n.cfg.NodeLabels {
+		labels = append(labels, k+"="+v)
+	}
+	sort.Strings(labels)
+	args := []string{n.asset("kubelet"), "--config=" + n.path("kubelet/config.yaml"),
+		"--kubeconfig=" + n.path("kubelet.kubeconfig"), "--hostname-override=" + n.cfg.NodeName, "--node-ip=" + NodeIP,
+		"--root-dir=/var/lib/kubelet", "--cert-dir=/var/lib/kubelet/pki", "--v=2"}
+	if len(labels) > 0 {
+		args = append(args, "--node-labels="+strings.Join(labels, ","))
+	}
+	kubelet, err := n.start("kubelet", nil, args...)
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if err := kubelet.exitErr(); err != nil {
+			return fmt.Errorf("%w\n%s", err, kubelet.logTail(40))
+		}
+		var node corev1.Node
+		err := n.client.Get(ctx, client.ObjectKey{Name: n.cfg.NodeName}, &node)
+		if err == nil && nodeReady(&node) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("node %s not Ready within 2m (%v)\n%s", n.cfg.NodeName, err, kubelet.logTail(40))
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+func nodeReady(node *corev1.Node) bool {
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// createCgroupRoot creates the kubelet's cgroup root in every cgroup hierarchy (v1 here: the kubelet checks that
+// it exists in each), with the cpuset hierarchy's cpus and mems copied from the root, which a new v1 cpuset lacks.
+func (n *Node) createCgroupRoot() error {
+	mounts, err := nodetest.CgroupMounts()
+	if err != nil {
+		return err
+	}
+	for _, m := range mounts {
+		dir := filepath.Join(m, n.cgroupRoot)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("creating the kubelet's cgroup root: %w", err)
+		}
+		for _, f := range []string{"cpuset.cpus", "cpuset.mems"} {
+			if data, err := os.ReadFile(filepath.Join(m, f)); err == nil {
+				if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+					return fmt.Errorf("%s of the kubelet's cgroup root: %w", f, err)
+				}
+			}
+		}
+	}
+	return nil
+}
