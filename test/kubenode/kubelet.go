@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -50,23 +48,15 @@ func (n *Node) writeKubeletConfig() error {
 	return os.WriteFile(n.path("kubelet/config.yaml"), fmt.Appendf(nil, kubeletConfig, n.pki.CAFile, n.cgroupRoot), 0o644)
 }
 
-// startKubelet creates the kubelet's cgroup root in every hierarchy, starts the kubelet and waits until the Node
-// is Ready.
+// startKubelet creates the kubelet's cgroup root in every hierarchy, starts the kubelet, labels the Node and waits
+// until it is Ready.
 func (n *Node) startKubelet(ctx context.Context) error {
 	if err := n.createCgroupRoot(); err != nil {
 		return err
 	}
-	labels := make([]string, 0, len(n.cfg.NodeLabels))
-	for k, v := range n.cfg.NodeLabels {
-		labels = append(labels, k+"="+v)
-	}
-	sort.Strings(labels)
 	args := []string{n.asset("kubelet"), "--config=" + n.path("kubelet/config.yaml"),
 		"--kubeconfig=" + n.path("kubelet.kubeconfig"), "--hostname-override=" + n.cfg.NodeName, "--node-ip=" + NodeIP,
 		"--root-dir=/var/lib/kubelet", "--cert-dir=/var/lib/kubelet/pki", "--v=2"}
-	if len(labels) > 0 {
-		args = append(args, "--node-labels="+strings.Join(labels, ","))
-	}
 	kubelet, err := n.start("kubelet", nil, args...)
 	if err != nil {
 		return err
@@ -78,14 +68,35 @@ func (n *Node) startKubelet(ctx context.Context) error {
 		}
 		var node corev1.Node
 		err := n.client.Get(ctx, client.ObjectKey{Name: n.cfg.NodeName}, &node)
-		if err == nil && nodeReady(&node) {
-			return nil
+		if err == nil {
+			if err = n.labelNode(ctx, &node); err == nil && nodeReady(&node) {
+				return nil
+			}
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("node %s not Ready within 2m (%v)\n%s", n.cfg.NodeName, err, kubelet.logTail(40))
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
+}
+
+// labelNode sets Config.NodeLabels on the registered Node, as machine-controller-manager does on a Gardener node
+// (the kubelet may not set most of them itself: NodeRestriction refuses node.kubernetes.io/role, say).
+func (n *Node) labelNode(ctx context.Context, node *corev1.Node) error {
+	patch := client.MergeFrom(node.DeepCopy())
+	changed := false
+	for k, v := range n.cfg.NodeLabels {
+		if node.Labels[k] != v {
+			if node.Labels == nil {
+				node.Labels = map[string]string{}
+			}
+			node.Labels[k], changed = v, true
+		}
+	}
+	if !changed {
+		return nil
+	}
+	return n.client.Patch(ctx, node, patch)
 }
 
 func nodeReady(node *corev1.Node) bool {

@@ -41,18 +41,18 @@ const readyMarker = "gvisor-kubenode-ready"
 // quote is sh single-quoting.
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// initScript mounts the node's file system (shared propagation, which the kubelet needs for its volume mounts; a
+// initScript mounts (mount -n: no /run/mount/utab on the machine) the node's file system (shared propagation, which the kubelet needs for its volume mounts; a
 // tmpfs on /run; the binds), brings up the node's addresses on lo (the node IP, and the kubernetes Service's
 // ClusterIP, so that pods reach the API server without kube-proxy) and waits. As PID 1 it ignores SIGTERM; the
 // harness ends it with SIGKILL.
 func initScript(binds []bind, addrs []string) string {
 	var b strings.Builder
-	b.WriteString("set -e\nmount --make-rshared /\nmount -t tmpfs -o mode=0755,size=512m gvisor-kubenode-run /run\n")
+	b.WriteString("set -e\nmount -n --make-rshared /\nmount -n -t tmpfs -o mode=0755,size=512m gvisor-kubenode-run /run\n")
 	for _, m := range binds {
 		if !m.File {
 			fmt.Fprintf(&b, "mkdir -p %s\n", quote(m.Target))
 		}
-		fmt.Fprintf(&b, "mount --bind %s %s\n", quote(m.Source), quote(m.Target))
+		fmt.Fprintf(&b, "mount -n --bind %s %s\n", quote(m.Source), quote(m.Target))
 	}
 	b.WriteString("ip link set lo up\n")
 	for _, a := range addrs {

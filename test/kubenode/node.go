@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -176,4 +177,15 @@ func (n *Node) LogTail(component string, lines int) string {
 		return p.logTail(lines)
 	}
 	return "(no " + component + " in this node)"
+}
+
+// HostPath is where the node path p (under /var, /etc/containerd, /opt/containerd, /run/containerd or
+// /run/dbus) lies on the machine, for reading what the installer wrote on the node.
+func (n *Node) HostPath(p string) string {
+	for _, b := range n.binds() {
+		if !b.File && (p == b.Target || strings.HasPrefix(p, b.Target+"/")) {
+			return filepath.Join(b.Source, strings.TrimPrefix(p, b.Target))
+		}
+	}
+	return ""
 }

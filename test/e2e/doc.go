@@ -1,0 +1,15 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
+// Package e2e runs the extension as it ships on a real node (test/kubenode): the extension chart installed with
+// the real helm CLI from this tree, the controller as the chart's Deployment pod from its image (test/images),
+// gardener-resource-manager applying its ManagedResources, the installation DaemonSet's pods run by the real
+// kubelet on real containerd, and a shoot owner's pod with runtimeClassName gvisor in a real gVisor sandbox.
+//
+// The node cluster is seed and shoot at once (test/kubenode's doc). What gardenlet would do is done here by the
+// test: the seed's PriorityClass and Gardener's CRDs, the shoot namespace with its Cluster and shoot access
+// secret, the ContainerRuntime of a worker pool with the operation annotation.
+//
+// The package's non-test files are the steps, shared by its tests and by `make demo`'s real-node part
+// (test/e2e/demo).
+package e2e
