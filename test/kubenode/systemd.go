@@ -49,7 +49,7 @@ func (n *Node) startSystemBus(ctx context.Context) error {
 	sock := n.path(busSocket)
 	s := &systemdStandIn{n: n}
 	for i := 0; ; i++ {
-		err := s.connect(ctx, sock)
+		err := s.connect(sock)
 		if err == nil {
 			break
 		}
@@ -61,8 +61,10 @@ func (n *Node) startSystemBus(ctx context.Context) error {
 	n.standin = s
 	return nil
 }
-func (s *systemdStandIn) connect(ctx context.Context, sock string) error {
-	conn, err := dbus.Dial("unix:path="+sock, dbus.WithContext(ctx))
+// connect owns systemd's name on the bus at sock; the connection lives until close (a dbus.WithContext connection
+// would close with the start's context).
+func (s *systemdStandIn) connect(sock string) error {
+	conn, err := dbus.Dial("unix:path=" + sock)
 	if err != nil {
 		return err
 	}
