@@ -17,6 +17,8 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
+
 	"github.com/gardener/gardener/pkg/api/indexer"
 	resourcemanagerconfigv1alpha1 "github.com/gardener/gardener/pkg/apis/config/resourcemanager/v1alpha1"
 	resourcemanagerclient "github.com/gardener/gardener/pkg/resourcemanager/client"
@@ -61,6 +63,9 @@ func StartResourceManagerWith(ctx context.Context, cfg *rest.Config, opts Resour
 		Metrics:                 metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress:  "0",
 		GracefulShutdownTimeout: new(5 * time.Second),
+		// controller-runtime refuses a second controller of a name in one process (for its metrics); tests that
+		// start one resource manager per real node, one after the other, need a second "health" controller.
+		Controller: ctrlconfig.Controller{SkipNameValidation: new(true)},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("gardener-resource-manager: creating manager: %w", err)
