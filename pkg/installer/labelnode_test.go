@@ -5,6 +5,7 @@ package installer_test
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
 	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel/nodelabeltest"
@@ -85,6 +87,32 @@ func TestLabelNode(t *testing.T) {
 		res, err := installer.Install(ctx, o)
 		if err != nil || len(res.Changed) != 0 || res.Restarts != 0 || !labelled("node-a") {
 			t.Errorf("re-run: %s, %v; labelled %v", res.Summary(), err, labelled("node-a"))
+		}
+	})
+
+	t.Run("a failed proof on a labelled node removes the label before runsc is withdrawn", func(t *testing.T) {
+		// A later run (a pool's new runsc flags, say) whose sandbox proof fails on a node an earlier run labelled:
+		// the scheduler must stop sending gVisor pods here before runsc goes. (Found on the real node,
+		// test/e2e TestBrokenNodeOnRealNode: the label stayed while runsc was withdrawn.)
+		failing := o
+		failing.Prover = failingProver{}
+		labelledAtRestart = nil
+		_, err := installer.Install(ctx, failing)
+		if err == nil || !strings.Contains(err.Error(), "runsc is unregistered") {
+			t.Fatalf("install with a failing proof: %v, want a failure that withdraws runsc", err)
+		}
+		if labelled("node-a") {
+			t.Error("node-a keeps its readiness label although runsc was withdrawn")
+		}
+		if !reflect.DeepEqual(labelledAtRestart, []bool{false}) {
+			t.Errorf("label at containerd restarts: %v, want the label gone before the restart that unregisters runsc", labelledAtRestart)
+		}
+		if err := cri.Verify(ctx, verify.NoRunsc); err != nil {
+			t.Error(err)
+		}
+		// The next good run registers and labels again, for the subtests below.
+		if _, err := installer.Install(ctx, o); err != nil || !labelled("node-a") {
+			t.Fatalf("install after the failed proof: %v, labelled %v", err, labelled("node-a"))
 		}
 	})
 
@@ -180,4 +208,11 @@ func TestLabelNodeNeedsVerification(t *testing.T) {
 	if !reflect.DeepEqual(before, installertest.HashTree(t, h.root)) {
 		t.Error("the node changed")
 	}
+}
+
+// failingProver is a sandbox proof that fails, as runsc does on a node it cannot start a sandbox on.
+type failingProver struct{}
+
+func (failingProver) Prove(context.Context) (sandbox.Proof, error) {
+	return sandbox.Proof{}, errors.New("gVisor sandbox did not start: platform kvm: /dev/kvm: no such file or directory")
 }

@@ -80,13 +80,13 @@ func (r *Run) setNodeLabel(ctx context.Context, res *Result) error {
 	return nil
 }
 
+// removeNodeLabel removes the node's readiness label, if the gate is on.
 func (r *Run) removeNodeLabel(ctx context.Context, res *Result) error {
 	if r.opts.NodeLabel == nil {
 		return nil
 	}
 	if err := nodelabel.Remove(ctx, r.opts.NodeLabel.Client, r.opts.NodeLabel.NodeName); err != nil {
-		return fmt.Errorf("runsc is still registered (nothing on the node changed): it is unregistered only after the "+
-			"scheduler stops sending gVisor pods here: %w", err)
+		return err
 	}
 	res.Label = fmt.Sprintf("label %s removed from node %s", nodelabel.Key, r.opts.NodeLabel.NodeName)
 	r.opts.Logger.Info("removed the node's readiness label", "step", "unlabel-node", "node", r.opts.NodeLabel.NodeName, "label", nodelabel.Key)

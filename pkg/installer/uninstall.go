@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -151,7 +152,8 @@ func (r *Run) uninstall(ctx context.Context) (Result, error) {
 	}
 	res.Foreign = p.Foreign
 	if err := r.removeNodeLabel(ctx, &res); err != nil {
-		return Result{Action: string(ActionUninstall)}, err
+		return Result{Action: string(ActionUninstall)}, fmt.Errorf("runsc is still registered (nothing on the node changed): "+
+			"it is unregistered only after the scheduler stops sending gVisor pods here: %w", err)
 	}
 	if err := r.apply(ctx, p, &res, verify.NoRunsc); err != nil {
 		return res, err

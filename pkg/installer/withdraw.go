@@ -21,8 +21,15 @@ import (
 // configuration still registers it, runsc is unregistered with the uninstall's configuration change
 // (planUnregister). Binaries and runsc.toml stay: without the handler nothing runs them, and the next run needs
 // them.
+//
+// With the readiness gate, the node's label goes first, as in the uninstall: an earlier good run set it, and a
+// node that keeps it while runsc is withdrawn is exactly what the gate exists to prevent. A label that cannot be
+// removed does not stop the withdrawal (gVisor does not work here either way); the error says so.
 func (r *Run) withdraw(ctx context.Context, p *Plan, res *Result, cause error) error {
 	log := r.opts.Logger
+	if err := r.removeNodeLabel(ctx, res); err != nil {
+		cause = fmt.Errorf("%w; removing the node's readiness label: %v", cause, err)
+	}
 	if p.RestartNeeded() {
 		log.Error("gVisor cannot work on this node; restoring containerd's previous configuration", "step", "rollback", "error", cause.Error())
 		if err := r.restorePrevious(ctx, p, res); err != nil {

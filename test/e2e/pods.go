@@ -42,6 +42,11 @@ func RunPod(ctx context.Context, n *kubenode.Node, pod *corev1.Pod, want string,
 	if err := n.Client().Create(ctx, pod); err != nil {
 		return "", fmt.Errorf("creating pod %s: %w", pod.Name, err)
 	}
+	return WaitPodLog(ctx, n, pod, want, timeout)
+}
+
+// WaitPodLog waits until the pod runs and its log contains want; it returns the log.
+func WaitPodLog(ctx context.Context, n *kubenode.Node, pod *corev1.Pod, want string, timeout time.Duration) (string, error) {
 	cs, err := kubernetes.NewForConfig(n.RESTConfig())
 	if err != nil {
 		return "", err
