@@ -155,12 +155,20 @@ func firstLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// bound cuts s to maxReasonLength characters.
+// reasonHead is how much of a long reason's start bound keeps: the kubelet's state and what failed. The rest of
+// maxReasonLength goes to its end, where a wrapped Go error carries its innermost cause (runsc's own words, as a
+// real node showed: the start alone ended in "rpc error: code = Unknown desc = failed to st...").
+const reasonHead = 70
+
+// bound cuts s to maxReasonLength characters, keeping its start and its end.
 func bound(s string) string {
 	if len(s) <= maxReasonLength {
 		return s
 	}
-	return strings.ToValidUTF8(s[:maxReasonLength-3], "") + "..."
+	const cut = " ... "
+	head := strings.ToValidUTF8(s[:reasonHead], "")
+	tail := strings.ToValidUTF8(s[len(s)-(maxReasonLength-reasonHead-len(cut)):], "")
+	return head + cut + tail
 }
 
 // TargetNode is the node a DaemonSet pod is for: spec.nodeName once bound, else the node its node affinity names

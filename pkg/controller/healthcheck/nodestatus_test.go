@@ -89,3 +89,23 @@ func TestNotReadyMessageIsBounded(t *testing.T) {
 		t.Errorf("detail is %d bytes", len(res.Detail))
 	}
 }
+
+// TestBoundKeepsTheCause: a reason longer than maxReasonLength keeps its start (the state, what failed) and its end
+// (the innermost cause of a wrapped error), not its start alone.
+func TestBoundKeepsTheCause(t *testing.T) {
+	long := "Error: gVisor sandbox did not start on containerd 2.4.2: starting a pod sandbox with runtime handler \"runsc\" over " +
+		"/host/run/containerd/containerd.sock: rpc error: code = Unknown desc = failed to start sandbox: failed to create " +
+		"containerd task: OCI runtime create failed: creating container: cannot create sandbox: open /dev/kvm: no such file or directory"
+	got := bound(long)
+	if len(got) > maxReasonLength {
+		t.Errorf("bound gives %d characters, more than %d", len(got), maxReasonLength)
+	}
+	for _, want := range []string{"Error: gVisor sandbox did not start", "open /dev/kvm: no such file or directory", " ... "} {
+		if !strings.Contains(got, want) {
+			t.Errorf("bound(%q) = %q lacks %q", long, got, want)
+		}
+	}
+	if short := "CrashLoopBackOff: containerd 1.6.20 is not supported"; bound(short) != short {
+		t.Errorf("bound changed a short reason: %q", bound(short))
+	}
+}
