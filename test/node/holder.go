@@ -36,9 +36,11 @@ const readyMarker = "gvisor-test-node-ready"
 
 // holderScript runs inside the new namespaces. A tmpfs on /run keeps what containerd, CNI and runsc create there
 // (/run/netns, /run/containerd/..., /run/nri) private; then each "source target" argument pair is bind-mounted.
+// mount -n, because mount(8) otherwise records its mounts in /run/mount/utab, creating /run/mount on the machine's
+// /run before the tmpfs covers it.
 const holderScript = `set -e
-mount -t tmpfs -o mode=0755,size=256m gvisor-test-run /run
-while [ $# -gt 1 ]; do mkdir -p "$2"; mount --bind "$1" "$2"; shift 2; done
+mount -n -t tmpfs -o mode=0755,size=256m gvisor-test-run /run
+while [ $# -gt 1 ]; do mkdir -p "$2"; mount -n --bind "$1" "$2"; shift 2; done
 ip link set lo up
 echo ` + readyMarker + `
 exec sleep infinity
