@@ -16,8 +16,10 @@
 // under test name fixed node paths the flags do not move: containerd 2.4's default config serves ttrpc on
 // /run/containerd/containerd.sock.ttrpc (1.x, 2.0 and 2.2 derive it from --address), 2.x's NRI listens on
 // /var/run/nri/nri.sock, shims put their sockets in /run/containerd/s and runc its state in /run/containerd/runc,
-// and every release's opt plugin creates /opt/containerd. With the machine's /run a 2.4 daemon took over (or
-// failed to bind) the ttrpc socket of another and exited at start.
+// and every release's opt plugin creates /opt/containerd. On the machine's /run, daemons running together took
+// over one another's ttrpc and NRI sockets, and a 2.x daemon starting while another bound the NRI socket exited
+// at start ("failed to create socket /var/run/nri/nri.sock: ... bind: address already in use"), which is how
+// TestDaemonLifecycle/2.4 failed when four pkg/installer test binaries ran at once (issue 18's flake).
 //
 // So Daemon.Start runs containerd in a new mount namespace whose mounts are all private (nothing propagates to
 // the machine): /run is the daemon's own directory, bind-mounted and kept across restarts as a node keeps its
