@@ -132,7 +132,7 @@ func (d *Daemon) Start(ctx context.Context) error {
 	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Unshareflags: syscall.CLONE_NEWNS}
 	if err := d.cmd.Start(); err != nil {
 		logf.Close()
-		return err
+		return fmt.Errorf("starting %s in a mount namespace of its own (which needs root): %w", d.C, err)
 	}
 	d.Starts++
 	exited := make(chan error, 1)
