@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // ListeningSockets returns the paths of the unix sockets process pid listens on (its open file descriptors
@@ -49,16 +51,16 @@ func ListeningSockets(pid int) ([]string, error) {
 	return out, nil
 }
 
-// SharedWithMachine reports whether path, as process pid sees it (through /proc/PID/root, which resolves in the
-// process's mount namespace), is the very file that the machine (the test's mount namespace) has at path. A path
-// missing on either side is not shared.
+// SharedWithMachine reports whether path, as process pid sees it (resolved in its mount namespace and under its
+// root, see statIn), is the very file that the machine (the test's mount namespace) has at path. A path missing on
+// either side is not shared.
 func SharedWithMachine(pid int, path string) (bool, error) {
-	inside, err := os.Stat(filepath.Join(fmt.Sprintf("/proc/%d/root", pid), path))
+	inside, err := statIn(pid, path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("%s as process %d sees it: %w", path, pid, err)
+		return false, err
 	}
 	outside, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -73,7 +75,26 @@ func SharedWithMachine(pid int, path string) (bool, error) {
 // SameFileFor reports whether path a as process pa sees it and path b as process pb sees it are the same file
 // (false when either is missing): two daemons that serve one socket file.
 func SameFileFor(pa int, a string, pb int, b string) bool {
-	sa, errA := os.Stat(filepath.Join(fmt.Sprintf("/proc/%d/root", pa), a))
-	sb, errB := os.Stat(filepath.Join(fmt.Sprintf("/proc/%d/root", pb), b))
+	sa, errA := statIn(pa, a)
+	sb, errB := statIn(pb, b)
 	return errA == nil && errB == nil && os.SameFile(sa, sb)
+}
+
+// statIn stats path as process pid sees it. A plain stat of /proc/PID/root/<path> walks the process's mount
+// namespace but resolves absolute symlinks against the caller's root: /var/run -> /run would land on the
+// machine's /run. openat2 with RESOLVE_IN_ROOT resolves them under /proc/PID/root instead.
+func statIn(pid int, path string) (fs.FileInfo, error) {
+	root := fmt.Sprintf("/proc/%d/root", pid)
+	rootFD, err := unix.Open(root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", root, err)
+	}
+	defer unix.Close(rootFD)
+	fd, err := unix.Openat2(rootFD, strings.TrimPrefix(path, "/"), &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_IN_ROOT})
+	if err != nil {
+		return nil, &fs.PathError{Op: "openat2 in " + root, Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), filepath.Join(root, path))
+	defer f.Close()
+	return f.Stat()
 }
