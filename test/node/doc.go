@@ -59,8 +59,9 @@
 // # Cleanup
 //
 // New registers the cleanup with t.Cleanup, so it runs also when the test fails: all pod sandboxes are stopped and
-// removed over CRI, containerd is stopped, every remaining process of the node (found by the holder's mount or
-// network namespace, by ancestry, or by the node's cgroup) is killed, then the holder, whose death ends the
+// removed over CRI, containerd is stopped, every remaining process of the node (found by the node's own /run
+// tmpfs in its mount table, by ancestry, or by the node's cgroup; never by a PID or a namespace's inode number,
+// which the kernel reuses) is killed, then the holder, whose death ends the
 // namespaces with their mounts, bridge and sysctls; the node's cgroups (every pod's cgroup parent lies under
 // CgroupParent) are removed depth-first and the temporary directories deleted. Anything that survives fails the
 // test. A test binary killed outright (go test's -timeout panic) skips t.Cleanup: containerd and the holder die

@@ -27,30 +27,35 @@ type holder struct {
 	cmd    *exec.Cmd
 	pid    int
 	exited chan error
-	// mntNS and netNS identify the namespaces (the /proc/PID/ns links, e.g. "mnt:[4026532301]").
-	mntNS, netNS string
-	stderr       *bytes.Buffer
+	// runName is the source name of the node's tmpfs on /run, unique to the node: it marks the mount table of the
+	// node's mount namespace and of those copied from it (nodeProcs).
+	runName string
+	stderr  *bytes.Buffer
 }
 
 const readyMarker = "gvisor-test-node-ready"
 
-// holderScript runs inside the new namespaces. A tmpfs on /run keeps what containerd, CNI and runsc create there
-// (/run/netns, /run/containerd/..., /run/nri) private; then each "source target" argument pair is bind-mounted.
+// holderScript runs inside the new namespaces. A tmpfs on /run (named by the first argument) keeps what
+// containerd, CNI and runsc create there (/run/netns, /run/containerd/..., /run/nri) private; then each "source
+// target" argument pair is bind-mounted. mount -n, because mount(8) otherwise records its mounts in
+// /run/mount/utab, creating /run/mount on the machine's /run before the tmpfs covers it.
 const holderScript = `set -e
-mount -t tmpfs -o mode=0755,size=256m gvisor-test-run /run
-while [ $# -gt 1 ]; do mkdir -p "$2"; mount --bind "$1" "$2"; shift 2; done
+mount -n -t tmpfs -o mode=0755,size=256m "$1" /run
+shift
+while [ $# -gt 1 ]; do mkdir -p "$2"; mount -n --bind "$1" "$2"; shift 2; done
 ip link set lo up
 echo ` + readyMarker + `
 exec sleep infinity
 `
 
-// startHolder starts the holder and waits (bounded by ctx) until its mounts are in place.
-func startHolder(ctx context.Context, binds []bind) (*holder, error) {
-	args := []string{"-m", "-n", "--propagation", "private", "/bin/sh", "-c", holderScript, "gvisor-test-node"}
+// startHolder starts the holder and waits (bounded by ctx) until its mounts are in place; runName names its tmpfs
+// on /run and must be unique to the node.
+func startHolder(ctx context.Context, runName string, binds []bind) (*holder, error) {
+	args := []string{"-m", "-n", "--propagation", "private", "/bin/sh", "-c", holderScript, "gvisor-test-node", runName}
 	for _, b := range binds {
 		args = append(args, b.Source, b.Target)
 	}
-	h := &holder{cmd: exec.Command("unshare", args...), exited: make(chan error, 1), stderr: &bytes.Buffer{}}
+	h := &holder{cmd: exec.Command("unshare", args...), exited: make(chan error, 1), runName: runName, stderr: &bytes.Buffer{}}
 	h.cmd.Stderr = h.stderr
 	// Its own process group: a Ctrl-C of `go test` reaches the test, which then cleans up, not the node directly.
 	h.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -85,19 +90,13 @@ func startHolder(ctx context.Context, binds []bind) (*holder, error) {
 		h.kill()
 		return nil, fmt.Errorf("the node's namespace holder was not ready in time: %w (stderr: %s)", ctx.Err(), h.stderr.String())
 	}
-	for _, ns := range []struct {
-		name string
-		dst  *string
-	}{{"mnt", &h.mntNS}, {"net", &h.netNS}} {
-		link, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/%s", h.pid, ns.name))
-		if err != nil {
-			h.kill()
-			return nil, fmt.Errorf("reading the holder's %s namespace: %w", ns.name, err)
-		}
-		*ns.dst = link
+	mntNS, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", h.pid))
+	if err != nil {
+		h.kill()
+		return nil, fmt.Errorf("reading the holder's mount namespace: %w", err)
 	}
 	self, _ := os.Readlink("/proc/self/ns/mnt")
-	if h.mntNS == self {
+	if mntNS == self {
 		h.kill()
 		return nil, errors.New("the holder shares the test's mount namespace: unshare -m did not take effect")
 	}

@@ -73,6 +73,8 @@ type Node struct {
 	mountPoints, created []string
 	// pods numbers the pods for unique names.
 	pods int
+	// suffix is random; it names the node's cgroup parent, bridge and /run tmpfs (see nodeProcs).
+	suffix string
 }
 
 // New starts a node and registers its cleanup (which fails the test if anything of the node is left).
@@ -82,7 +84,7 @@ func New(t testing.TB, cfg Config) *Node {
 		cfg.BinDir = DefaultBinDir
 	}
 	suffix := randomHex(4)
-	n := &Node{C: cfg.Containerd, t: t, binDir: cfg.BinDir, cgroupParent: "/gvisor-test-" + suffix, bridge: "gvt" + suffix}
+	n := &Node{C: cfg.Containerd, t: t, binDir: cfg.BinDir, cgroupParent: "/gvisor-test-" + suffix, bridge: "gvt" + suffix, suffix: suffix}
 	var err error
 	// Short: the socket under it is dialled from outside the node (108-byte limit of unix socket paths).
 	if n.hostRoot, err = os.MkdirTemp("", "hr-"); err != nil {
@@ -114,7 +116,7 @@ func (n *Node) start(ctx context.Context, cfg Config) error {
 		return err
 	}
 	var err error
-	if n.holder, err = startHolder(ctx, binds); err != nil {
+	if n.holder, err = startHolder(ctx, "gvisor-test-run-"+n.suffix, binds); err != nil {
 		return err
 	}
 	if err := n.startContainerd(ctx, cfg); err != nil {

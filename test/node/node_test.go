@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,6 +57,7 @@ func TestNodeIsolationAndCleanup(t *testing.T) {
 		if got, _ := os.ReadFile(ConfigPath); !bytes.Equal(got, hostConfig) {
 			t.Errorf("the machine's %s changed", ConfigPath)
 		}
+		checkPrivateSockets(t, n)
 	})
 	if n == nil || n.holder == nil {
 		t.Fatal("the node did not start")
@@ -80,4 +82,27 @@ func TestNodeIsolationAndCleanup(t *testing.T) {
 	if m, _ := filepath.Glob("/sys/fs/cgroup/*" + n.cgroupParent); len(m) > 0 {
 		t.Errorf("cgroups of the node survived its cleanup: %v", m)
 	}
+}
+
+// checkPrivateSockets fails the test for each unix socket a process of the node (containerd with its ttrpc and NRI
+// sockets, the pod's shim) listens on that is the machine's file at that path: every socket must be the node's.
+func checkPrivateSockets(t *testing.T, n *Node) {
+	t.Helper()
+	var all []string
+	for _, p := range n.nodeProcs() {
+		sockets, err := installertest.ListeningSockets(p.pid)
+		if err != nil {
+			continue // exited meanwhile
+		}
+		for _, s := range sockets {
+			if shared, err := installertest.SharedWithMachine(p.pid, s); err != nil || shared {
+				t.Errorf("%s listens on the machine's %s (err %v)", p, s, err)
+			}
+		}
+		all = append(all, sockets...)
+	}
+	if !slices.ContainsFunc(all, func(s string) bool { return strings.HasSuffix(s, ".ttrpc") }) {
+		t.Errorf("no process of the node listens on a ttrpc socket: %v", all)
+	}
+	t.Logf("the node's processes listen on %v", all)
 }

@@ -15,10 +15,11 @@ import (
 
 // proc is what the harness needs to know of a process in /proc.
 type proc struct {
-	pid, ppid    int
-	mntNS, netNS string
-	cgroups      string
-	cmdline      []string
+	pid, ppid int
+	// mountinfo is the process's mount table (/proc/PID/mountinfo).
+	mountinfo string
+	cgroups   string
+	cmdline   []string
 }
 
 func (p proc) String() string { return fmt.Sprintf("pid %d %q", p.pid, p.cmdline) }
@@ -48,8 +49,8 @@ func listProcs() []proc {
 		}
 		ppid, _ := strconv.Atoi(fields[1])
 		p := proc{pid: pid, ppid: ppid}
-		p.mntNS, _ = os.Readlink(filepath.Join(dir, "ns/mnt"))
-		p.netNS, _ = os.Readlink(filepath.Join(dir, "ns/net"))
+		mounts, _ := os.ReadFile(filepath.Join(dir, "mountinfo"))
+		p.mountinfo = string(mounts)
 		cg, _ := os.ReadFile(filepath.Join(dir, "cgroup"))
 		p.cgroups = string(cg)
 		raw, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
@@ -59,16 +60,22 @@ func listProcs() []proc {
 	return out
 }
 
-// nodeProcs returns the node's processes: those in the holder's mount or network namespace (containerd, shims:
-// the shim wrapper gives each shim a mount namespace of its own, but not a network namespace), their descendants
-// (runsc sandboxes and gofers, which have namespaces of their own, stay children of their shim, a subreaper),
-// and anything in the node's cgroups. The holder itself is included while it lives.
+// nodeProcs returns the node's processes: those whose mount table has the node's own /run tmpfs, i.e. those in
+// the holder's mount namespace or in one copied from it (containerd; shims, to which the shim wrapper gives a
+// mount namespace of their own), their descendants (runsc sandboxes and gofers, which have namespaces of their
+// own, stay children of their shim, a subreaper), and anything in the node's cgroups. The holder itself is
+// included while it lives.
+//
+// Never by a PID alone (a dead process's PID may belong to another one by now), nor by namespace inode numbers:
+// the kernel reuses them once a namespace is gone, so after the holder's death an unrelated process in a new
+// namespace (a test daemon of another package: each runs in a mount namespace of its own) could have the
+// holder's number, and the cleanup would kill it. The tmpfs's name is unique to the node.
 func (n *Node) nodeProcs() []proc {
 	all := listProcs()
 	in := map[int]bool{}
+	runMount := " - tmpfs " + n.holder.runName + " "
 	for _, p := range all {
-		// By namespace and cgroup, never by a PID alone: a dead process's PID may belong to another one by now.
-		inNS := (p.mntNS != "" && p.mntNS == n.holder.mntNS) || (p.netNS != "" && p.netNS == n.holder.netNS)
+		inNS := strings.Contains(p.mountinfo, runMount)
 		inCgroup := strings.Contains(p.cgroups, ":"+n.cgroupParent+"/") || strings.HasSuffix(strings.TrimSpace(p.cgroups), ":"+n.cgroupParent)
 		if inNS || inCgroup {
 			in[p.pid] = true

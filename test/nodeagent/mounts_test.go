@@ -17,10 +17,11 @@ import (
 // Source is "".
 type mount struct{ Source, Target string }
 
-// privateMountScript mounts each "source target" pair ("tmpfs" as source: a tmpfs) and execs the rest.
+// privateMountScript mounts each "source target" pair ("tmpfs" as source: a tmpfs) and execs the rest. mount -n,
+// because mount(8) otherwise records its mounts in /run/mount/utab, creating /run/mount on the machine.
 const privateMountScript = `set -e
 while [ "$1" != "--" ]; do
-  if [ "$1" = tmpfs ]; then mount -t tmpfs gvisor-test-nodeagent "$2"; else mount --bind "$1" "$2"; fi
+  if [ "$1" = tmpfs ]; then mount -n -t tmpfs gvisor-test-nodeagent "$2"; else mount -n --bind "$1" "$2"; fi
   shift 2
 done
 shift
