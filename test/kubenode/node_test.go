@@ -47,6 +47,10 @@ func TestNodeRunsPods(t *testing.T) {
 				}
 				return nil
 			})
+			leaked, err := n.LeakedMounts()
+			if err != nil || len(leaked) > 0 {
+				t.Errorf("the node's mounts are visible on the machine: %v %v", leaked, err)
+			}
 			kubeconfig, err := n.AdminKubeconfig()
 			testutil.Must(t, err)
 			out, err := n.NetCommand(ctx, "kubectl", "--kubeconfig", kubeconfig, "exec", "-n", "default", "runc", "--", "cat", "/proc/version").CombinedOutput()

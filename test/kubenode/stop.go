@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
@@ -59,4 +60,27 @@ func (n *Node) removeCgroups() []string {
 		return nil
 	}
 	return nodetest.RemoveCgroups(n.cgroupRoot, 15*time.Second)
+}
+
+// LeakedMounts lists the mounts of the node that the machine's own mount table shows (the test process's mount
+// namespace is the machine's): none should, since the node's namespace has private propagation towards it.
+func (n *Node) LeakedMounts() ([]string, error) {
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
+	var leaked []string
+	for _, line := range strings.Split(string(data), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 5 {
+			continue
+		}
+		mountPoint := fields[4]
+		for _, b := range n.binds() {
+			if mountPoint == b.Target && b.Target != "/var" || strings.HasPrefix(mountPoint, n.work) {
+				leaked = append(leaked, mountPoint)
+			}
+		}
+	}
+	return leaked, nil
 }

@@ -61,6 +61,7 @@ func (n *Node) startSystemBus(ctx context.Context) error {
 	n.standin = s
 	return nil
 }
+
 // connect owns systemd's name on the bus at sock; the connection lives until close (a dbus.WithContext connection
 // would close with the start's context).
 func (s *systemdStandIn) connect(sock string) error {
