@@ -39,20 +39,38 @@ type wire struct {
 
 // Parse is the one way in for a providerConfig (a ContainerRuntime's providerConfig.Raw, a Shoot worker's
 // containerRuntimes[].providerConfig): it decodes raw (JSON or YAML) strictly and validates what it read with
-// Validate, reporting every problem at once with field paths rooted at fldPath (usually ProviderConfigPath). An
-// empty or null input yields the defaults (no flags). Decoding refuses unknown and duplicate fields, a wrong
-// apiVersion or kind and non-string values; a missing apiVersion or kind is taken to mean this one, as the original
-// extension's decoder does (it fills them in from the type it decodes into), so providerConfigs that work there
-// without them keep working here. Defaults are not filled in (WithDefaults, which the renderer applies).
+// Validate (the allowlist, then runsc's own judgement), reporting the problems at once (at most MaxErrors, and how
+// many more there were) with field paths rooted at fldPath (usually ProviderConfigPath). An empty or null input
+// yields the defaults (no flags). Decoding refuses an input over MaxProviderConfigBytes, unknown and duplicate
+// fields, a wrong apiVersion or kind and non-string values; a missing apiVersion or kind is taken to mean this
+// one, as the original extension's decoder does (it fills them in from the type it decodes into), so
+// providerConfigs that work there without them keep working here. Defaults are not filled in (WithDefaults, which
+// the renderer applies).
 func Parse(raw []byte, fldPath *field.Path) (*GVisorConfiguration, field.ErrorList) {
+	c := NewChecker(MaxErrors)
+	if cfg := c.Parse(raw, fldPath); cfg != nil {
+		return cfg, nil
+	}
+	return nil, c.Errors(fldPath)
+}
+
+// Parse is Parse on c's error budget: the configuration, or nil when raw has errors (added to c).
+func (c *Checker) Parse(raw []byte, fldPath *field.Path) *GVisorConfiguration {
+	if len(raw) > MaxProviderConfigBytes {
+		tooLong := field.TooLong(fldPath, nil, MaxProviderConfigBytes)
+		tooLong.Detail = fmt.Sprintf("is %d bytes, may not be more than %d (every allowed flag fits in 2 KiB): keep only the fields of a %s",
+			len(raw), MaxProviderConfigBytes, Kind)
+		c.Add(tooLong)
+		return nil
+	}
+	before := c.Count()
 	cfg, errs := decode(raw, fldPath)
-	if cfg != nil {
-		errs = append(errs, Validate(cfg, fldPath)...)
+	c.Add(errs...)
+	c.validate(cfg, fldPath)
+	if cfg == nil || c.Count() > before {
+		return nil
 	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	return cfg, nil
+	return cfg
 }
 
 // decode reads raw strictly. Besides its errors it returns what it could read (the flags whose values are strings,
