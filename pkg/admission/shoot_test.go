@@ -4,11 +4,14 @@
 package admission_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/admission"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/apis/gvisor/v1alpha1"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
 
@@ -69,6 +72,10 @@ func TestValidateShoot(t *testing.T) {
 		{"a set runsc refuses", gvisorWorker("a", "configFlags:\n  file-access: shared\n"), []string{
 			pc0 + `.configFlags[file-access]: Invalid value: "shared": runsc refuses shared file access with an overlay on the root filesystem, and its default overlay2 is root:self: set overlay2: "none" too, or leave file-access out`,
 		}},
+		{"unknown flags in two workers: the allowlist once", gvisorWorker("a", "configFlags:\n  net-raww: \"true\"\n") + gvisorWorker("b", "configFlags:\n  debugg: \"true\"\n"), []string{
+			pc0 + `.configFlags[net-raww]: Invalid value: "true": unknown or not allowed runsc flag "net-raww"; allowed flags: ` + allowed,
+			pc1 + `.configFlags[debugg]: Invalid value: "true": unknown or not allowed runsc flag "debugg"; the allowed flags are listed at ` + pc0 + `.configFlags[net-raww]`,
+		}},
 		{"CRI is not containerd", "- name: a\n  minimum: 1\n  maximum: 2\n  machine:\n    type: local\n  cri:\n    name: docker\n    containerRuntimes:\n    - type: gvisor\n", []string{
 			`spec.provider.workers[0].cri.name: Invalid value: "docker": gVisor runs only with containerd: set cri.name to "containerd" or remove the gvisor container runtime from worker "a"`,
 		}},
@@ -82,6 +89,25 @@ func TestValidateShoot(t *testing.T) {
 				t.Errorf("errors (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestValidateShootBounded: a Shoot with many bad workers gets v1alpha1.MaxErrors errors and one counting the
+// rest, whatever its size.
+func TestValidateShootBounded(t *testing.T) {
+	var workers strings.Builder
+	for i := range 300 {
+		workers.WriteString(gvisorWorker(fmt.Sprintf("w%d", i), "configFlags:\n  net-raww: \"true\"\n  platform: kvm2\n"))
+	}
+	got := messages(admission.ValidateShoot(shoot(t, workers.String())))
+	if len(got) != v1alpha1.MaxErrors+1 {
+		t.Fatalf("%d errors, want %d:\n%s", len(got), v1alpha1.MaxErrors+1, strings.Join(got, "\n"))
+	}
+	if want := "spec.provider.workers: Forbidden: 590 more errors not listed (only the first 10 are): fix these and apply again"; got[len(got)-1] != want {
+		t.Errorf("last error %q, want %q", got[len(got)-1], want)
+	}
+	if n := strings.Count(strings.Join(got, "\n"), allowed); n != 1 {
+		t.Errorf("the allowlist is listed %d times, want once", n)
 	}
 }
 
