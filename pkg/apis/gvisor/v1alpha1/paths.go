@@ -57,8 +57,12 @@ func checkDebugLog(v string) error {
 	if !strings.HasPrefix(v, DebugLogDir) {
 		return fmt.Errorf("must be under %s, for example %s%%ID%%/ (runsc writes it as root on every node of the pool)", DebugLogDir, DebugLogDir)
 	}
-	if trimmed := strings.TrimSuffix(v, "/"); path.Clean(trimmed) != trimmed {
-		return fmt.Errorf("must be clean (no //, . or .. elements), for example %q", path.Clean(trimmed)+"/")
+	if trimmed, dir := strings.CutSuffix(v, "/"); path.Clean(trimmed) != trimmed {
+		clean := path.Clean(trimmed)
+		if dir {
+			clean += "/"
+		}
+		return fmt.Errorf("must be clean (no //, . or .. elements), for example %q", clean)
 	}
 	if err := checkVariables(v); err != nil {
 		return err
