@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 )
@@ -48,6 +49,14 @@ func partOf(w *gardencorev1beta1.Worker) (gvisorPart, bool) {
 		}
 	}
 	return p, found
+}
+
+// hasGVisor reports whether the worker has a gvisor container runtime, without parsing anything (partOf parses
+// the providerConfigs, which only an update's comparison needs).
+func hasGVisor(w *gardencorev1beta1.Worker) bool {
+	return w.CRI != nil && slices.ContainsFunc(w.CRI.ContainerRuntimes, func(cr gardencorev1beta1.ContainerRuntime) bool {
+		return cr.Type == ContainerRuntimeType
+	})
 }
 
 // oldWorkers indexes the old Shoot's workers by name (the first of a name, as gardener-apiserver refuses

@@ -43,7 +43,7 @@ func validate(shoot, old *gardencorev1beta1.Shoot) field.ErrorList {
 	before := oldWorkers(old)
 	for i := range shoot.Spec.Provider.Workers {
 		w := &shoot.Spec.Provider.Workers[i]
-		if _, has := partOf(w); !has || unchanged(w, before) {
+		if !hasGVisor(w) || unchanged(w, before) {
 			continue
 		}
 		validateWorker(c, w, workersPath.Index(i))

@@ -54,6 +54,16 @@ func (c *Checker) Add(errs ...*field.Error) {
 	}
 }
 
+// keep reports whether an error added now would be kept; when not, it counts that error instead, so that the
+// caller skips building it (its field path's String is most of an error's cost, and a Shoot may bring thousands).
+func (c *Checker) keep() bool {
+	if len(c.kept) < c.limit {
+		return true
+	}
+	c.more++
+	return false
+}
+
 // Count is the number of errors added, kept or not.
 func (c *Checker) Count() int { return len(c.kept) + c.more }
 
@@ -69,8 +79,7 @@ func (c *Checker) Errors(summaryPath *field.Path) field.ErrorList {
 // unknownFlag adds the error for a flag outside the allowlist. Only the first kept one lists the allowlist: a
 // providerConfig with thousands of unknown flags gets one list, not thousands.
 func (c *Checker) unknownFlag(p *field.Path, name, value string) {
-	if len(c.kept) >= c.limit {
-		c.more++
+	if !c.keep() {
 		return
 	}
 	detail := fmt.Sprintf("unknown or not allowed runsc flag %q; ", name)

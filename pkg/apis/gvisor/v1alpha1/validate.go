@@ -43,7 +43,7 @@ func (c *Checker) validate(cfg *GVisorConfiguration, fldPath *field.Path) {
 		return
 	}
 	c.flags(cfg.ConfigFlags, fldPath.Child("configFlags"))
-	if cfg.TestImageTag != nil && !imageTag.MatchString(*cfg.TestImageTag) {
+	if cfg.TestImageTag != nil && !imageTag.MatchString(*cfg.TestImageTag) && c.keep() {
 		c.Add(field.Invalid(fldPath.Child("testImageTag"), *cfg.TestImageTag,
 			"must be an image tag: letters, digits, _ . - (at most 128, not starting with . or -)"))
 	}
@@ -70,11 +70,11 @@ func (c *Checker) flagsPolicy(flags map[string]string, flagsPath *field.Path) {
 		case !ok:
 			c.unknownFlag(p, name, value)
 		case len(spec.enum) > 0:
-			if !slices.Contains(spec.enum, value) {
+			if !slices.Contains(spec.enum, value) && c.keep() {
 				c.Add(field.NotSupported(p, value, spec.enum))
 			}
 		case spec.check != nil:
-			if err := spec.check(value); err != nil {
+			if err := spec.check(value); err != nil && c.keep() {
 				c.Add(field.Invalid(p, value, fmt.Sprintf("%v; allowed: %s", err, spec.allowed)))
 			}
 		}
