@@ -114,6 +114,21 @@ func TestWebhookOverHTTPS(t *testing.T) {
 		t.Errorf("/metrics counted %d webhook requests, want 6", got)
 	}
 
+	// A review without a request, or with a null one, is malformed: refused with 400, never allowed.
+	for _, body := range []string{`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`,
+		`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":null}`} {
+		resp, err := w.Client.Post(w.URL, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out admissionv1.AdmissionReview
+		err = json.NewDecoder(resp.Body).Decode(&out)
+		_ = resp.Body.Close()
+		if err != nil || out.Response == nil || out.Response.Allowed || out.Response.Result == nil || out.Response.Result.Code != http.StatusBadRequest {
+			t.Errorf("%s: want a refusal with code 400, got %v %+v", body, err, out.Response)
+		}
+	}
+
 	// The probes the runtime chart's Deployment uses.
 	for _, path := range []string{"/healthz", "/readyz"} {
 		resp, err := http.Get(w.HealthURL + path)
