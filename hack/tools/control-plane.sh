@@ -2,8 +2,9 @@
 # SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
 # SPDX-License-Identifier: Apache-2.0
 # Builds the real control plane envtest runs (kube-apiserver, kube-controller-manager, etcd) and the node components of
-# the real-node harness (kubelet, kube-scheduler) from the Go module proxy into $TOOLS_DIR/control-plane-<k8s>-etcd-<etcd>/
-# and prints that folder (KUBEBUILDER_ASSETS; test/kubenode finds kubelet and kube-scheduler there too).
+# the real-node harness (kubelet, kube-scheduler) and kubectl from the Go module proxy into
+# $TOOLS_DIR/control-plane-<k8s>-etcd-<etcd>/ and prints that folder (KUBEBUILDER_ASSETS; test/kubenode finds kubelet
+# and kube-scheduler there too, test/admission kubectl).
 # setup-envtest's downloads cannot work here; these tools modules live in test/tools/.
 source "$(dirname "$0")/lib.sh"
 
@@ -14,10 +15,13 @@ mkdir -p "$dir"
 
 k8s_ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$(echo "$K8S_VERSION" | cut -d. -f2)"
 
-build_k8s() { # name
+build_k8s() { # name [the arguments that make it print its version, default --version]
   local name=$1
+  shift
+  local version_args=(--version)
+  [ $# -eq 0 ] || version_args=("$@")
   # Here-strings, not pipes: under pipefail `grep -q` closing the pipe early makes the check fail (SIGPIPE).
-  if [ -x "$dir/$name" ] && grep -q "$K8S_VERSION" <<<"$("$dir/$name" --version 2>/dev/null)"; then return; fi
+  if [ -x "$dir/$name" ] && grep -q "$K8S_VERSION" <<<"$("$dir/$name" "${version_args[@]}" 2>/dev/null)"; then return; fi
   log "building $name $K8S_VERSION (cold: several minutes on 2 cores)"
   (cd "$REPO_ROOT/test/tools/control-plane" && CGO_ENABLED=0 go build -trimpath -ldflags "$k8s_ldflags" -o "$dir/$name.tmp" "./$name")
   mv "$dir/$name.tmp" "$dir/$name"
@@ -35,4 +39,5 @@ build_k8s kube-apiserver
 build_k8s kube-controller-manager
 build_k8s kube-scheduler
 build_k8s kubelet
+build_k8s kubectl version --client
 echo "$dir"

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 )
@@ -50,20 +51,38 @@ func partOf(w *gardencorev1beta1.Worker) (gvisorPart, bool) {
 	return p, found
 }
 
-// unchanged reports whether worker w of the new Shoot has the same gvisorPart as the old Shoot's worker of the
-// same name. A worker that is new, or newly has gvisor, counts as changed.
-func unchanged(w *gardencorev1beta1.Worker, old *gardencorev1beta1.Shoot) bool {
+// hasGVisor reports whether the worker has a gvisor container runtime, without parsing anything (partOf parses
+// the providerConfigs, which only an update's comparison needs).
+func hasGVisor(w *gardencorev1beta1.Worker) bool {
+	return w.CRI != nil && slices.ContainsFunc(w.CRI.ContainerRuntimes, func(cr gardencorev1beta1.ContainerRuntime) bool {
+		return cr.Type == ContainerRuntimeType
+	})
+}
+
+// oldWorkers indexes the old Shoot's workers by name (the first of a name, as gardener-apiserver refuses
+// duplicates before any webhook sees the Shoot), so that matching a Shoot's workers costs their number, not its
+// square. A nil old Shoot gives an empty index: every worker counts as changed.
+func oldWorkers(old *gardencorev1beta1.Shoot) map[string]*gardencorev1beta1.Worker {
 	if old == nil {
+		return nil
+	}
+	byName := make(map[string]*gardencorev1beta1.Worker, len(old.Spec.Provider.Workers))
+	for i := range old.Spec.Provider.Workers {
+		if _, dup := byName[old.Spec.Provider.Workers[i].Name]; !dup {
+			byName[old.Spec.Provider.Workers[i].Name] = &old.Spec.Provider.Workers[i]
+		}
+	}
+	return byName
+}
+
+// unchanged reports whether worker w of the new Shoot has the same gvisorPart as the old Shoot's worker of the
+// same name (old is oldWorkers' index). A worker that is new, or newly has gvisor, counts as changed.
+func unchanged(w *gardencorev1beta1.Worker, old map[string]*gardencorev1beta1.Worker) bool {
+	ow, found := old[w.Name]
+	if !found {
 		return false
 	}
 	now, _ := partOf(w)
-	for i := range old.Spec.Provider.Workers {
-		ow := &old.Spec.Provider.Workers[i]
-		if ow.Name != w.Name {
-			continue
-		}
-		before, had := partOf(ow)
-		return had && reflect.DeepEqual(before, now)
-	}
-	return false
+	before, had := partOf(ow)
+	return had && reflect.DeepEqual(before, now)
 }

@@ -5,6 +5,7 @@ package admission
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -39,9 +40,17 @@ func (v *ShootValidator) Webhook() *admission.Webhook {
 	return (&admission.Webhook{Handler: v}).WithRecoverPanic(true)
 }
 
-// Handle allows DELETE and CONNECT unconditionally (deleting a Shoot is never blocked), validates CREATE with
-// ValidateShoot and UPDATE with ValidateShootUpdate, and refuses with a 422 Invalid status listing every error.
+// Handle refuses an AdmissionReview without a request (no uid) as malformed (400), allows DELETE and CONNECT
+// unconditionally (deleting a Shoot is never blocked), validates CREATE with ValidateShoot and UPDATE with
+// ValidateShootUpdate, and refuses with a 422 Invalid status listing the errors (at most v1alpha1.MaxErrors and a
+// count of the rest).
 func (v *ShootValidator) Handle(_ context.Context, req admission.Request) admission.Response {
+	if req.UID == "" {
+		// controller-runtime hands a review whose request is missing or null to the handler as an empty request;
+		// an API server always sends a uid, so this is not one: answering "allowed" would approve nothing.
+		return admission.Errored(http.StatusBadRequest,
+			errors.New("malformed AdmissionReview: no request, or a request without uid (an API server always sends both)"))
+	}
 	if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
 		return admission.Allowed("")
 	}

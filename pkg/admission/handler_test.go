@@ -74,6 +74,8 @@ func TestHandle(t *testing.T) {
 			r.Object.Raw = []byte(`{"apiVersion":"core.gardener.cloud/v1beta1","kind":"Shoot","spec":"x"}`)
 			return r
 		}(), false, http.StatusBadRequest, ""},
+		{"no request", admission.Request{}, false, http.StatusBadRequest,
+			"malformed AdmissionReview: no request, or a request without uid (an API server always sends both)"},
 		{"not a Shoot", func() admission.Request {
 			r := request(t, admissionv1.Create, good, nil)
 			r.Kind = metav1.GroupVersionKind{Group: "core.gardener.cloud", Version: "v1beta1", Kind: "Seed"}

@@ -19,8 +19,9 @@ const ContainerRuntimeType = "gvisor"
 var workersPath = field.NewPath("spec", "provider", "workers")
 
 // ValidateShoot checks every worker of shoot that has a gvisor container runtime: the CRI must be containerd, and
-// each gvisor providerConfig must decode strictly and pass the controller's allowlist and value validation.
-// Every problem is returned at once, with the Shoot's own field path.
+// each gvisor providerConfig must decode strictly and pass the controller's allowlist, value validation and runsc's
+// judgement. The problems are returned at once, with the Shoot's own field path: at most v1alpha1.MaxErrors for
+// the whole Shoot, then one error counting the rest, so that the answer costs what the Shoot's size costs.
 func ValidateShoot(shoot *gardencorev1beta1.Shoot) field.ErrorList {
 	return validate(shoot, nil)
 }
@@ -36,23 +37,25 @@ func validate(shoot, old *gardencorev1beta1.Shoot) field.ErrorList {
 	if shoot == nil {
 		return nil
 	}
-	var errs field.ErrorList
+	// One budget for the whole Shoot: its errors are listed up to v1alpha1.MaxErrors, the allowlist is named once
+	// and runsc judges each distinct flag set once, however many workers share it.
+	c := v1alpha1.NewChecker(v1alpha1.MaxErrors)
+	before := oldWorkers(old)
 	for i := range shoot.Spec.Provider.Workers {
 		w := &shoot.Spec.Provider.Workers[i]
-		if _, has := partOf(w); !has || unchanged(w, old) {
+		if !hasGVisor(w) || unchanged(w, before) {
 			continue
 		}
-		errs = append(errs, validateWorker(w, workersPath.Index(i))...)
+		validateWorker(c, w, workersPath.Index(i))
 	}
-	return errs
+	return c.Errors(workersPath)
 }
 
-// validateWorker checks one worker that has a gvisor container runtime (w.CRI is set).
-func validateWorker(w *gardencorev1beta1.Worker, p *field.Path) field.ErrorList {
-	var errs field.ErrorList
+// validateWorker checks one worker that has a gvisor container runtime (w.CRI is set), on c's budget.
+func validateWorker(c *v1alpha1.Checker, w *gardencorev1beta1.Worker, p *field.Path) {
 	criPath := p.Child("cri")
 	if w.CRI.Name != gardencorev1beta1.CRINameContainerD {
-		errs = append(errs, field.Invalid(criPath.Child("name"), string(w.CRI.Name),
+		c.Add(field.Invalid(criPath.Child("name"), string(w.CRI.Name),
 			fmt.Sprintf("gVisor runs only with containerd: set cri.name to %q or remove the %s container runtime from worker %q",
 				gardencorev1beta1.CRINameContainerD, ContainerRuntimeType, w.Name)))
 	}
@@ -60,13 +63,10 @@ func validateWorker(w *gardencorev1beta1.Worker, p *field.Path) field.ErrorList 
 		if cr.Type != ContainerRuntimeType {
 			continue
 		}
-		pcPath := criPath.Child("containerRuntimes").Index(j).Child("providerConfig")
 		var raw []byte
 		if cr.ProviderConfig != nil {
 			raw = cr.ProviderConfig.Raw
 		}
-		_, cfgErrs := v1alpha1.Parse(raw, pcPath)
-		errs = append(errs, cfgErrs...)
+		c.Parse(raw, criPath.Child("containerRuntimes").Index(j).Child("providerConfig"))
 	}
-	return errs
 }

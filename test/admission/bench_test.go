@@ -13,8 +13,6 @@ import (
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/admission"
 )
@@ -26,17 +24,9 @@ import (
 // Run: go test ./test/admission -run '^$' -bench WebhookHTTPS -benchtime 5000x
 func BenchmarkWebhookHTTPS(b *testing.B) {
 	w := admission.Start(b)
-	review, err := json.Marshal(admissionv1.AdmissionReview{
-		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
-		Request: &admissionv1.AdmissionRequest{
-			UID:      "0b3e7c52-4c8f-4a52-9d5a-1f0c8b1e2a77",
-			Kind:     metav1.GroupVersionKind{Group: "core.gardener.cloud", Version: "v1beta1", Kind: "Shoot"},
-			Resource: metav1.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots"},
-			Name:     "demo", Namespace: "garden-dev", Operation: admissionv1.Update,
-			Object:    runtime.RawExtension{Raw: shootJSON(`{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration","configFlags":{"net-raw":"true","debug":"true","platform":"systrap"}}`)},
-			OldObject: runtime.RawExtension{Raw: shootJSON(`{"configFlags":{"net-raw":"true"}}`)},
-		},
-	})
+	review, err := json.Marshal(newReview(admissionv1.Update, "demo",
+		shootJSON(`{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration","configFlags":{"net-raw":"true","debug":"true","platform":"systrap"}}`),
+		shootJSON(`{"configFlags":{"net-raw":"true"}}`)))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -45,21 +35,39 @@ func BenchmarkWebhookHTTPS(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		start := time.Now()
-		resp, err := w.Client.Post(w.URL, "application/json", bytes.NewReader(review))
-		if err != nil {
-			b.Fatal(err)
-		}
-		var out admissionv1.AdmissionReview
-		err = json.NewDecoder(resp.Body).Decode(&out)
-		_, _ = io.Copy(io.Discard, resp.Body)
-		_ = resp.Body.Close()
+		resp := postReview(b, w.Client, w.URL, review)
 		lat = append(lat, time.Since(start))
-		if err != nil || resp.StatusCode != http.StatusOK || out.Response == nil || !out.Response.Allowed {
-			b.Fatalf("HTTP %d, %v, %+v", resp.StatusCode, err, out.Response)
+		if !resp.Allowed {
+			b.Fatalf("refused: %+v", resp.Result)
 		}
 	}
 	b.StopTimer()
+	reportLatencies(b, lat)
+}
+
+// postReview POSTs an AdmissionReview over the client's keep-alive TLS connection, as an API server does, and
+// returns the answer, read to the end.
+func postReview(b *testing.B, client *http.Client, url string, review []byte) *admissionv1.AdmissionResponse {
+	b.Helper()
+	resp, err := client.Post(url, "application/json", bytes.NewReader(review))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out admissionv1.AdmissionReview
+	err = json.NewDecoder(resp.Body).Decode(&out)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK || out.Response == nil || (!out.Response.Allowed && out.Response.Result == nil) {
+		b.Fatalf("HTTP %d, %v, %+v", resp.StatusCode, err, out.Response)
+	}
+	return out.Response
+}
+
+// reportLatencies reports the median, the 99th percentile and the maximum of lat (BENCHMARKS.md quotes them).
+func reportLatencies(b *testing.B, lat []time.Duration) {
+	b.Helper()
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e3, "p99-µs")
+	b.ReportMetric(float64(lat[len(lat)-1].Nanoseconds())/1e3, "max-µs")
 }

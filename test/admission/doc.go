@@ -7,5 +7,7 @@
 //
 // webhook_test.go sends real AdmissionReviews over HTTPS; garden_test.go registers it with a real
 // gardener-apiserver (Gardener's test/envtest) through the ValidatingWebhookConfiguration the application chart
-// renders.
+// renders, and kubectl_test.go runs the operator guide's example there with the real kubectl.
+// limit_bench_test.go runs the admission binary as its own process against the worst Shoots within
+// gardener-apiserver's request limit (worst_test.go builds them) and reports answer time and peak memory.
 package admission

@@ -111,6 +111,10 @@ func TestRealGardenerAPIServer(t *testing.T) {
 		}
 	})
 
+	t.Run("kubectl prints the operator guide's example", func(t *testing.T) {
+		checkGuideRefusal(t, env.Environment)
+	})
+
 	t.Run("field-written providerConfigs are accepted", func(t *testing.T) {
 		configs := admissiontest.FieldProviderConfigs(t)
 		before := w.Requests(t)

@@ -36,19 +36,25 @@ func shootJSON(providerConfig string) []byte {
 {"name":"gvisor","minimum":1,"maximum":1,"machine":{"type":"local"},"cri":{"name":"containerd","containerRuntimes":[{"type":"gvisor"` + pc + `}]}}]}}}`)
 }
 
-// review posts an AdmissionReview v1 over HTTPS, as the API server does, and returns the response part.
-func review(t *testing.T, w *admission.Webhook, op admissionv1.Operation, obj, old []byte) *admissionv1.AdmissionResponse {
-	t.Helper()
-	in := admissionv1.AdmissionReview{
+// newReview is the AdmissionReview v1 an API server sends for op on the Shoot garden-dev/name (obj, and old on
+// update, as JSON).
+func newReview(op admissionv1.Operation, name string, obj, old []byte) admissionv1.AdmissionReview {
+	return admissionv1.AdmissionReview{
 		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
 		Request: &admissionv1.AdmissionRequest{
 			UID:      "0b3e7c52-4c8f-4a52-9d5a-1f0c8b1e2a77",
 			Kind:     metav1.GroupVersionKind{Group: "core.gardener.cloud", Version: "v1beta1", Kind: "Shoot"},
 			Resource: metav1.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots"},
-			Name:     "demo", Namespace: "garden-dev", Operation: op,
+			Name:     name, Namespace: "garden-dev", Operation: op,
 			Object: runtime.RawExtension{Raw: obj}, OldObject: runtime.RawExtension{Raw: old},
 		},
 	}
+}
+
+// review posts an AdmissionReview v1 over HTTPS, as the API server does, and returns the response part.
+func review(t *testing.T, w *admission.Webhook, op admissionv1.Operation, obj, old []byte) *admissionv1.AdmissionResponse {
+	t.Helper()
+	in := newReview(op, "demo", obj, old)
 	body, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
@@ -112,6 +118,21 @@ func TestWebhookOverHTTPS(t *testing.T) {
 	}
 	if got := w.Requests(t) - before; got != 6 {
 		t.Errorf("/metrics counted %d webhook requests, want 6", got)
+	}
+
+	// A review without a request, or with a null one, is malformed: refused with 400, never allowed.
+	for _, body := range []string{`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`,
+		`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":null}`} {
+		resp, err := w.Client.Post(w.URL, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out admissionv1.AdmissionReview
+		err = json.NewDecoder(resp.Body).Decode(&out)
+		_ = resp.Body.Close()
+		if err != nil || out.Response == nil || out.Response.Allowed || out.Response.Result == nil || out.Response.Result.Code != http.StatusBadRequest {
+			t.Errorf("%s: want a refusal with code 400, got %v %+v", body, err, out.Response)
+		}
 	}
 
 	// The probes the runtime chart's Deployment uses.

@@ -5,6 +5,7 @@ package v1alpha1
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"regexp"
@@ -39,20 +40,38 @@ type wire struct {
 
 // Parse is the one way in for a providerConfig (a ContainerRuntime's providerConfig.Raw, a Shoot worker's
 // containerRuntimes[].providerConfig): it decodes raw (JSON or YAML) strictly and validates what it read with
-// Validate, reporting every problem at once with field paths rooted at fldPath (usually ProviderConfigPath). An
-// empty or null input yields the defaults (no flags). Decoding refuses unknown and duplicate fields, a wrong
-// apiVersion or kind and non-string values; a missing apiVersion or kind is taken to mean this one, as the original
-// extension's decoder does (it fills them in from the type it decodes into), so providerConfigs that work there
-// without them keep working here. Defaults are not filled in (WithDefaults, which the renderer applies).
+// Validate (the allowlist, then runsc's own judgement), reporting the problems at once (at most MaxErrors, and how
+// many more there were) with field paths rooted at fldPath (usually ProviderConfigPath). An empty or null input
+// yields the defaults (no flags). Decoding refuses an input over MaxProviderConfigBytes, unknown and duplicate
+// fields, a wrong apiVersion or kind and non-string values; a missing apiVersion or kind is taken to mean this
+// one, as the original extension's decoder does (it fills them in from the type it decodes into), so
+// providerConfigs that work there without them keep working here. Defaults are not filled in (WithDefaults, which
+// the renderer applies).
 func Parse(raw []byte, fldPath *field.Path) (*GVisorConfiguration, field.ErrorList) {
+	c := NewChecker(MaxErrors)
+	if cfg := c.Parse(raw, fldPath); cfg != nil {
+		return cfg, nil
+	}
+	return nil, c.Errors(fldPath)
+}
+
+// Parse is Parse on c's error budget: the configuration, or nil when raw has errors (added to c).
+func (c *Checker) Parse(raw []byte, fldPath *field.Path) *GVisorConfiguration {
+	if len(raw) > MaxProviderConfigBytes {
+		tooLong := field.TooLong(fldPath, nil, MaxProviderConfigBytes)
+		tooLong.Detail = fmt.Sprintf("is %d bytes, may not be more than %d (every allowed flag fits in 2 KiB): keep only the fields of a %s",
+			len(raw), MaxProviderConfigBytes, Kind)
+		c.Add(tooLong)
+		return nil
+	}
+	before := c.Count()
 	cfg, errs := decode(raw, fldPath)
-	if cfg != nil {
-		errs = append(errs, Validate(cfg, fldPath)...)
+	c.Add(errs...)
+	c.validate(cfg, fldPath)
+	if cfg == nil || c.Count() > before {
+		return nil
 	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	return cfg, nil
+	return cfg
 }
 
 // decode reads raw strictly. Besides its errors it returns what it could read (the flags whose values are strings,
@@ -65,8 +84,7 @@ func decode(raw []byte, fldPath *field.Path) (*GVisorConfiguration, field.ErrorL
 		return cfg, nil
 	}
 
-	// YAMLToJSONStrict refuses duplicate keys in YAML; sigsjson refuses them (and unknown fields) in JSON.
-	js, err := yaml.YAMLToJSONStrict(trimmed)
+	js, err := toJSON(trimmed)
 	if err != nil {
 		return nil, field.ErrorList{field.Invalid(fldPath, "(unparsable)",
 			fmt.Sprintf("not valid YAML or JSON, or a key appears twice: %v", err))}
@@ -83,6 +101,9 @@ func decode(raw []byte, fldPath *field.Path) (*GVisorConfiguration, field.ErrorL
 		p := fldPath
 		if m := strictField.FindStringSubmatch(se.Error()); m != nil {
 			p = p.Child(m[2]) // name the offending field itself
+			if flag, nested := strings.CutPrefix(m[2], "configFlags."); nested {
+				p = fldPath.Child("configFlags").Key(flag) // a flag given twice
+			}
 		}
 		errs = append(errs, field.Forbidden(p,
 			fmt.Sprintf("%v; the fields of a %s are %s", se, Kind, strings.Join(knownFields, ", "))))
@@ -99,6 +120,17 @@ func decode(raw []byte, fldPath *field.Path) (*GVisorConfiguration, field.ErrorL
 		errs = append(errs, field.Invalid(fldPath.Child("testImageTag"), tag, "must be a string (an image tag)"))
 	}
 	return cfg, errs
+}
+
+// toJSON returns raw as JSON. What the API server stores (every Shoot's and ContainerRuntime's providerConfig) is
+// JSON already and is used as it is: converting it through YAML cost a third of the admission's time for a Shoot
+// with thousands of workers. sigsjson refuses duplicate keys in JSON at any depth, as YAMLToJSONStrict does in
+// YAML, which the rest (a file given to gvisor-render, the tests) is read as.
+func toJSON(raw []byte) ([]byte, error) {
+	if raw[0] == '{' && json.Valid(raw) {
+		return raw, nil
+	}
+	return yaml.YAMLToJSONStrict(raw)
 }
 
 // decodeFlags keeps the flags whose values are strings and names every other one, in a stable order.

@@ -51,7 +51,12 @@ testImageTag: v0.5.1
 		{
 			name:    "duplicate field in JSON",
 			raw:     `{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration","configFlags":{},"configFlags":{}}`,
-			wantErr: []string{"providerConfig", `key "configFlags" already set`},
+			wantErr: []string{"providerConfig.configFlags: Forbidden", `duplicate field "configFlags"`},
+		},
+		{
+			name:    "flag given twice in JSON",
+			raw:     `{"configFlags":{"net-raw":"true","net-raw":"false"}}`,
+			wantErr: []string{"providerConfig.configFlags[net-raw]: Forbidden", `duplicate field "configFlags.net-raw"`},
 		},
 		{
 			name:    "duplicate key in YAML",

@@ -13,8 +13,12 @@
 //	  net-raw: "true"
 //
 // Parse is the one way in: it decodes strictly (an unknown or misspelt field is an error naming it, never silently
-// dropped) and checks every runsc flag against an allowlist with typed values (ValidateFlags, flags.go), because
-// these flags end up in the runsc.toml of every node of the pool, where a bad value breaks every gVisor sandbox
-// start. Every problem comes back at once, as a field.ErrorList rooted where the caller says: the controller's
-// renderer (pkg/render) and the garden's admission (pkg/admission) call it alike.
+// dropped) and checks every runsc flag against an allowlist with typed values and path rules (ValidateFlags,
+// flags.go, paths.go), then has runsc's own flag parsing and configuration validation judge the flags runsc would
+// get (runsc.go: gvisor.dev/gvisor/runsc/config at GVISOR_VERSION), because these flags end up in the runsc.toml
+// of every node of the pool, where a set runsc refuses breaks every gVisor sandbox start. The problems come back
+// at once, as a field.ErrorList rooted where the caller says, bounded (checker.go: MaxErrors and a count of the
+// rest, the allowlist named once, MaxProviderConfigBytes): the controller's renderer (pkg/render) and the garden's
+// admission (pkg/admission, one Checker per Shoot) call it alike. differential_test.go holds the validator to the
+// pinned runsc binary.
 package v1alpha1

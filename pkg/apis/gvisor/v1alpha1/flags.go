@@ -5,7 +5,6 @@ package v1alpha1
 
 import (
 	"fmt"
-	"path"
 	"regexp"
 	"slices"
 	"strconv"
@@ -38,7 +37,8 @@ var allowedFlags = map[string]flagSpec{
 	// debug writes runsc debug logs to debug-log (DefaultDebugLog when unset, see WithDefaults).
 	"debug": {allowed: "true or false", enum: boolValues},
 	// debug-log is the host path of the debug logs; a trailing "/" makes runsc create one file per command there.
-	"debug-log": {allowed: "an absolute host path, optionally ending in / and using %ID%, %TIMESTAMP%, %COMMAND%", check: checkDebugLog},
+	// Its path rules are in paths.go.
+	"debug-log": {allowed: debugLogAllowed, check: checkDebugLog},
 	// strace logs the sandboxed application's system calls to debug-log (DefaultDebugLog when unset).
 	"strace": {allowed: "true or false", enum: boolValues},
 	// nvproxy enables NVIDIA GPU support on GPU nodes.
@@ -49,10 +49,11 @@ var allowedFlags = map[string]flagSpec{
 	"panic-signal": {allowed: "an integer from -1 to 31", check: checkPanicSignal},
 	// directfs lets the sentry open container files directly (default true); false routes file access through the gofer.
 	"directfs": {allowed: "true or false", enum: boolValues},
-	// overlay2 wraps mounts with an overlay filesystem backed by memory, the mount itself or a host directory.
-	"overlay2": {allowed: "none, or {root|all}:{memory|self|dir=<absolute path>} optionally followed by ,size=<size>", check: checkOverlay2},
-	// file-access chooses whether the root filesystem may be changed from outside the sandbox.
-	"file-access": {allowed: "exclusive or shared", enum: []string{"exclusive", "shared"}},
+	// overlay2 wraps mounts with an overlay filesystem backed by memory or by a file in the mount itself.
+	"overlay2": {allowed: "none, or {root|all}:{memory|self} optionally followed by ,size=<number>[k|m|g|t]", check: checkOverlay2},
+	// file-access chooses whether the root filesystem may be changed from outside the sandbox. runsc refuses shared
+	// with an overlay on the root filesystem (its default overlay2 is root:self): checkCombinations.
+	"file-access": {allowed: "exclusive, or shared together with overlay2: none", enum: []string{"exclusive", "shared"}},
 	// watchdog-action decides what happens when the sandbox watchdog detects a stuck task.
 	"watchdog-action": {allowed: "log or panic", enum: []string{"log", "panic"}},
 	// cpu-num-from-quota sizes the sandbox's CPU count by the container's CPU quota (default true).
@@ -107,25 +108,6 @@ func AllowedFlags() []string {
 // AllowedValues returns the human-readable description of the values flag accepts, or "" for an unknown flag.
 func AllowedValues(flag string) string { return allowedFlags[flag].allowed }
 
-// safePath restricts host paths to characters that need no quoting in TOML or shell and cannot smuggle options.
-var safePath = regexp.MustCompile(`^/[A-Za-z0-9._/%+-]*$`)
-
-func checkAbsoluteHostPath(p string) error {
-	if !safePath.MatchString(p) {
-		return fmt.Errorf("must be an absolute path of letters, digits and . _ / %% + -")
-	}
-	trimmed := strings.TrimSuffix(p, "/")
-	if trimmed == "" {
-		return fmt.Errorf("must not be the root directory")
-	}
-	if path.Clean(trimmed) != trimmed {
-		return fmt.Errorf("must be clean (no //, . or .. elements), for example %q", path.Clean(trimmed))
-	}
-	return nil
-}
-
-func checkDebugLog(v string) error { return checkAbsoluteHostPath(v) }
-
 func checkPanicSignal(v string) error {
 	n, err := strconv.Atoi(v)
 	if err != nil || strconv.Itoa(n) != v {
@@ -137,8 +119,14 @@ func checkPanicSignal(v string) error {
 	return nil
 }
 
-var overlaySize = regexp.MustCompile(`^[1-9][0-9]*[kKmMgGtT]?$`)
+// overlaySize is what the sentry's tmpfs accepts as size= (pkg/sentry/fsimpl/tmpfs parseSize), in one spelling:
+// a number without leading zeros and an optional binary unit; checkOverlay2 also refuses sizes that overflow.
+var overlaySize = regexp.MustCompile(`^([1-9][0-9]{0,18})([kKmMgGtT]?)$`)
 
+// checkOverlay2 accepts none and the memory and self media. The dir=<host directory> medium is not offered: runsc
+// fails every sandbox when the directory does not exist on the node (nothing of a shoot creates it), and its
+// filestore there escapes the pod's ephemeral-storage accounting; runsc itself lets only memory and self be set
+// from a pod (its flag-override allowlist, runsc/config/flags.go checkOverlay2).
 func checkOverlay2(v string) error {
 	if v == "none" {
 		return nil
@@ -151,17 +139,36 @@ func checkOverlay2(v string) error {
 	switch {
 	case medium == "memory", medium == "self":
 	case strings.HasPrefix(medium, "dir="):
-		if err := checkAbsoluteHostPath(strings.TrimPrefix(medium, "dir=")); err != nil {
-			return fmt.Errorf("dir=: %w", err)
-		}
+		return fmt.Errorf("medium dir= is not offered (the directory would have to exist on every node): use self (a file in the container's root filesystem) or memory")
 	default:
-		return fmt.Errorf("medium %q must be memory, self or dir=<absolute path>", medium)
+		return fmt.Errorf("medium %q must be memory or self", medium)
 	}
 	if hasSize {
 		s, ok := strings.CutPrefix(size, "size=")
-		if !ok || !overlaySize.MatchString(s) {
+		if !ok {
 			return fmt.Errorf("%q must be size=<number>[k|m|g|t]", size)
 		}
+		if err := checkOverlaySize(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkOverlaySize refuses what the sentry's tmpfs would refuse at every sandbox start: a malformed size or one
+// that overflows 64 bits when rounded up to pages.
+func checkOverlaySize(s string) error {
+	m := overlaySize.FindStringSubmatch(s)
+	if m == nil {
+		return fmt.Errorf("size=%s must be size=<number>[k|m|g|t], for example size=2g", s)
+	}
+	n, err := strconv.ParseUint(m[1], 10, 64)
+	shift := 0 // bytes; k is 2^10, m 2^20, g 2^30, t 2^40
+	if m[2] != "" {
+		shift = 10 * (strings.Index("kmgt", strings.ToLower(m[2])) + 1)
+	}
+	if err != nil || n > (1<<63)>>shift { // the sentry rounds the size up to pages in 64 bits
+		return fmt.Errorf("size=%s is larger than 2^63 bytes", s)
 	}
 	return nil
 }

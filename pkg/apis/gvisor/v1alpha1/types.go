@@ -28,7 +28,10 @@ type GVisorConfiguration struct {
 
 	// ConfigFlags are runsc flags (name without the leading dashes -> value) written to runsc.toml on every node
 	// of the worker pool, for example {"net-raw": "true"} which Istio's init container needs.
-	// Only allowlisted flags with valid values are accepted (see AllowedFlags).
+	// Only allowlisted flags with valid values are accepted (see AllowedFlags), and only sets that runsc's own
+	// configuration code (the gVisor release the nodes run) accepts. debug-log must be under DebugLogDir
+	// (/var/log/runsc/), each path element at most MaxPathElement (255) bytes and the path at most
+	// MaxDebugLogPath (1024), with every variable (DebugLogVariables) counted as 64 bytes; see docs/usage.md.
 	// +optional
 	ConfigFlags map[string]string `json:"configFlags,omitempty"`
 
