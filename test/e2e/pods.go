@@ -70,13 +70,13 @@ func WaitPodLog(ctx context.Context, n *kubenode.Node, pod *corev1.Pod, want str
 	return logs, err
 }
 
-// Kubectl runs the real kubectl (the machine's) as admin against the node and returns its combined output.
+// Kubectl runs the real kubectl (the node's release's, Node.Kubectl) as admin against the node and returns its combined output.
 func Kubectl(ctx context.Context, n *kubenode.Node, args ...string) (string, error) {
 	kubeconfig, err := n.AdminKubeconfig()
 	if err != nil {
 		return "", err
 	}
-	out, err := n.NetCommand(ctx, append([]string{"kubectl", "--kubeconfig", kubeconfig}, args...)...).CombinedOutput()
+	out, err := n.NetCommand(ctx, append([]string{n.Kubectl(), "--kubeconfig", kubeconfig}, args...)...).CombinedOutput()
 	if err != nil {
 		return string(out), fmt.Errorf("kubectl %s: %w\n%s", strings.Join(args, " "), err, out)
 	}

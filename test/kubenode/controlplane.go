@@ -30,6 +30,10 @@ func (n *Node) start(name string, env []string, argv ...string) (*process, error
 
 func (n *Node) asset(name string) string { return filepath.Join(n.cfg.Assets, name) }
 
+// Kubectl is the kubectl CLI of the node's Kubernetes release (hack/tools/control-plane.sh builds it beside the
+// control plane), for NetCommand.
+func (n *Node) Kubectl() string { return n.asset("kubectl") }
+
 // startAPIServer starts etcd and kube-apiserver; waitAPIServer waits for them (containerd starts meanwhile).
 func (n *Node) startAPIServer(context.Context) error {
 	if _, err := n.start("etcd", nil, n.asset("etcd"), "--data-dir", n.path("etcd"), "--name", "kubenode",

@@ -53,7 +53,7 @@ func TestNodeRunsPods(t *testing.T) {
 			}
 			kubeconfig, err := n.AdminKubeconfig()
 			testutil.Must(t, err)
-			out, err := n.NetCommand(ctx, "kubectl", "--kubeconfig", kubeconfig, "exec", "-n", "default", "runc", "--", "cat", "/proc/version").CombinedOutput()
+			out, err := n.NetCommand(ctx, n.Kubectl(), "--kubeconfig", kubeconfig, "exec", "-n", "default", "runc", "--", "cat", "/proc/version").CombinedOutput()
 			if err != nil || !strings.Contains(string(out), "Linux version") || strings.Contains(string(out), "gvisor") {
 				t.Fatalf("kubectl exec: %v\n%s", err, out)
 			}
