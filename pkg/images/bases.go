@@ -27,9 +27,12 @@ type BaseLayers func(ctx context.Context, base Base, arch string) ([]v1.Layer, e
 
 // PinnedBases returns the base image refs of bases.yaml by kind, each a valid reference (pinned by digest or not:
 // Registry refuses those without).
-func PinnedBases() (map[Base]string, error) {
+func PinnedBases() (map[Base]string, error) { return ParseBases(basesYAML) }
+
+// ParseBases parses a file in the format of bases.yaml, as PinnedBases does.
+func ParseBases(data []byte) (map[Base]string, error) {
 	var refs map[Base]string
-	if err := yaml.UnmarshalStrict(basesYAML, &refs); err != nil {
+	if err := yaml.UnmarshalStrict(data, &refs); err != nil {
 		return nil, fmt.Errorf("%s: %w", BasesFile, err)
 	}
 	kinds := []Base{BaseStatic, BaseStaticNonroot}
@@ -68,39 +71,48 @@ func Synthetic(context.Context, Base, string) ([]v1.Layer, error) {
 
 // Registry returns the base layers from the multi-arch images refs names by kind (PinnedBases), for releases: each
 // ref must carry a digest, so that the release is built on exactly the image that was reviewed when it was pinned.
-func Registry(refs map[Base]string, opts ...remote.Option) BaseLayers {
+func Registry(refs map[Base]string, opts ...remote.Option) (BaseLayers, error) {
+	digests := map[Base]name.Digest{}
+	for kind, ref := range refs {
+		d, err := name.NewDigest(ref, name.StrictValidation)
+		if err != nil {
+			return nil, fmt.Errorf("base %s %q is not pinned by digest (%w): run hack/pin-base-images.sh and commit %s", kind, ref, err, BasesFile)
+		}
+		digests[kind] = d
+	}
 	return func(ctx context.Context, base Base, arch string) ([]v1.Layer, error) {
-		ref, ok := refs[base]
+		d, ok := digests[base]
 		if !ok {
 			return nil, fmt.Errorf("no base image for %q in %s", base, BasesFile)
 		}
-		d, err := name.NewDigest(ref, name.StrictValidation)
-		if err != nil {
-			return nil, fmt.Errorf("base %s %q is not pinned by digest (%w): run hack/pin-base-images.sh and commit %s", base, ref, err, BasesFile)
-		}
-		idx, err := remote.Index(d, append(opts, remote.WithContext(ctx))...)
-		if err != nil {
-			return nil, fmt.Errorf("reading base image %s: %w", ref, err)
-		}
-		m, err := idx.IndexManifest()
-		if err != nil {
-			return nil, fmt.Errorf("reading base image %s: %w", ref, err)
-		}
-		for _, desc := range m.Manifests {
-			if p := desc.Platform; p != nil && p.OS == "linux" && p.Architecture == arch && (p.Variant == "" || p.Variant == variant(arch)) {
-				img, err := idx.Image(desc.Digest)
-				if err != nil {
-					return nil, fmt.Errorf("reading base image %s for linux/%s: %w", ref, arch, err)
-				}
-				layers, err := img.Layers()
-				if err != nil {
-					return nil, fmt.Errorf("reading the layers of base image %s for linux/%s: %w", ref, arch, err)
-				}
-				return layers, nil
-			}
-		}
-		return nil, fmt.Errorf("base image %s has no linux/%s image (it has %s)", ref, arch, platforms(m))
+		return registryLayers(ctx, d, arch, opts)
+	}, nil
+}
+
+// registryLayers returns the layers of the linux/arch image of the index d names.
+func registryLayers(ctx context.Context, d name.Digest, arch string, opts []remote.Option) ([]v1.Layer, error) {
+	idx, err := remote.Index(d, append(opts, remote.WithContext(ctx))...)
+	if err != nil {
+		return nil, fmt.Errorf("reading base image %s: %w", d, err)
 	}
+	m, err := idx.IndexManifest()
+	if err != nil {
+		return nil, fmt.Errorf("reading base image %s: %w", d, err)
+	}
+	for _, desc := range m.Manifests {
+		if p := desc.Platform; p != nil && p.OS == "linux" && p.Architecture == arch && (p.Variant == "" || p.Variant == variant(arch)) {
+			img, err := idx.Image(desc.Digest)
+			if err != nil {
+				return nil, fmt.Errorf("reading base image %s for linux/%s: %w", d, arch, err)
+			}
+			layers, err := img.Layers()
+			if err != nil {
+				return nil, fmt.Errorf("reading the layers of base image %s for linux/%s: %w", d, arch, err)
+			}
+			return layers, nil
+		}
+	}
+	return nil, fmt.Errorf("base image %s has no linux/%s image (it has %s)", d, arch, platforms(m))
 }
 
 func platforms(m *v1.IndexManifest) string {

@@ -82,7 +82,8 @@ func env() []string {
 const NonrootUser = "65532"
 
 // Definitions returns the three images of this extension, the extension controller, the admission webhook server
-// and the installation image, in that order. The configs are the ones the Dockerfile's images had on distroless.
+// and the installation image, in that order. The configs are the ones the images had when a Dockerfile built them on
+// distroless.
 func Definitions() []Image {
 	return []Image{
 		{

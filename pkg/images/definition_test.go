@@ -5,6 +5,8 @@ package images_test
 
 import (
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -30,6 +32,13 @@ func TestDefinitionsAreTheImageVectors(t *testing.T) {
 		if _, err := os.Stat("../../cmd/" + d.Binaries[0].Command); err != nil {
 			t.Errorf("%s: %v", d.Name, err)
 		}
+	}
+	sums, err := imagevector.EmbeddedReleaseSums()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(sums.Archs(), ","), strings.Join(images.Archs(), ","); got != want {
+		t.Errorf("%s has sums for %s, the images are built for %s", imagevector.SumsFile, got, want)
 	}
 	want := imagevector.ImageNameExtension + "," + imagevector.ImageNameAdmission + "," + imagevector.ImageNameInstallation
 	if got := strings.Join(names, ","); got != want {
@@ -117,4 +126,49 @@ func readFile(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// TestPinScript: hack/pin-base-images.sh rewrites every ref of bases.yaml to its digest (from DIGEST_CMD), again
+// from the tag when a ref is pinned already, and keeps the comments; the result is what Registry accepts.
+func TestPinScript(t *testing.T) {
+	dir := t.TempDir()
+	bases := filepath.Join(dir, "bases.yaml")
+	if err := os.WriteFile(bases, []byte(readFile(t, "bases.yaml")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	digest := "sha256:" + strings.Repeat("ab", 32)
+	stub := filepath.Join(dir, "digest")
+	if err := os.WriteFile(stub, []byte("#!/bin/sh\necho "+digest+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for round := 0; round < 2; round++ {
+		cmd := exec.Command("bash", "../../hack/pin-base-images.sh")
+		cmd.Env = append(os.Environ(), "BASES_FILE="+bases, "DIGEST_CMD="+stub)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+	}
+	data := readFile(t, bases)
+	refs, err := images.ParseBases([]byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	original, err := images.PinnedBases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for kind, ref := range refs {
+		if want := strings.SplitN(original[kind], "@", 2)[0] + "@" + digest; ref != want {
+			t.Errorf("%s pinned to %s, want %s", kind, ref, want)
+		}
+	}
+	if _, err := images.Registry(refs); err != nil {
+		t.Errorf("Registry refuses the pinned bases: %v", err)
+	}
+	if _, err := images.Registry(original); err == nil && !strings.Contains(readFile(t, "bases.yaml"), "@sha256:") {
+		t.Errorf("Registry accepted bases without digests")
+	}
+	if !strings.HasPrefix(data, "# Base images") {
+		t.Errorf("the comments are gone:\n%s", data)
+	}
 }
