@@ -172,7 +172,7 @@ func runBuild(ctx context.Context, args []string) error {
 			return err
 		}
 		for _, a := range archives {
-			fmt.Printf("%s\t%s\t%s\t%s\n", a.Ref, a.Arch, a.Digest, a.File)
+			fmt.Fprintf(os.Stdout, "%s\t%s\t%s\t%s\n", a.Ref, a.Arch, a.Digest, a.File)
 		}
 	}
 	return writeOverwrite(refs, filepath.Join(c.out, "images_overwrite.yaml"))

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"os/exec"
 
 	"github.com/google/go-containerregistry/pkg/authn"
@@ -63,7 +64,7 @@ func runPush(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%s@%s\n", refs[d.Name], digest)
+		fmt.Fprintf(os.Stdout, "%s@%s\n", refs[d.Name], digest)
 	}
 	return nil
 }
@@ -93,6 +94,6 @@ func runDigest(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", ref, err)
 	}
-	fmt.Println(desc.Digest)
+	fmt.Fprintln(os.Stdout, desc.Digest)
 	return nil
 }

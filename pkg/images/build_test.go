@@ -79,15 +79,6 @@ func build(t *testing.T, b images.Builder) map[string]v1.Image {
 	return out
 }
 
-func mustDefinition(t *testing.T, n string) images.Image {
-	t.Helper()
-	d, ok := images.Definition(n)
-	if !ok {
-		t.Fatalf("no definition %s", n)
-	}
-	return d
-}
-
 func digest(t *testing.T, img v1.Image) string {
 	t.Helper()
 	d, err := img.Digest()
