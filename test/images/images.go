@@ -99,7 +99,7 @@ func Build(t testing.TB, opts Options) *Built {
 	if opts.Dir == "" {
 		opts.Dir = t.TempDir()
 	}
-	b := images.Builder{SourceDir: src, BinDir: binDir(t, src), Version: opts.Version, Base: images.Synthetic}
+	b := images.Builder{SourceDir: src, BinDir: binDir(t, src, opts.Version), Version: opts.Version, Base: images.Synthetic}
 	dir := opts.GVisorDir
 	if dir == "" {
 		dir = realcomponents.GVisorDir(t)
@@ -243,9 +243,9 @@ func readVersion(t testing.TB, src string) string {
 	return strings.TrimSpace(string(data))
 }
 
-// binDir is the binaries' cache of the source tree src: below the tool cache, one per tree (a worktree's builds do
-// not replace another's).
-func binDir(t testing.TB, src string) string {
+// binDir is the binaries' cache of the source tree src and version: below the tool cache, one per tree (a
+// worktree's builds do not replace another's) and version (a test that builds two versions links each once).
+func binDir(t testing.TB, src, version string) string {
 	t.Helper()
 	cache := os.Getenv("TOOLS_DIR")
 	if cache == "" {
@@ -255,7 +255,7 @@ func binDir(t testing.TB, src string) string {
 		}
 		cache = filepath.Join(base, "runtime-gvisor")
 	}
-	dir := filepath.Join(cache, "test-images", fmt.Sprintf("%x", sha256.Sum256([]byte(src)))[:16])
+	dir := filepath.Join(cache, "test-images", fmt.Sprintf("%x", sha256.Sum256([]byte(src)))[:16], version)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
