@@ -11,7 +11,8 @@
 //	gvisor-idle                          wait for SIGTERM or SIGINT, then exit 0
 //	gvisor-idle ready --ready-file FILE  readiness probe: exit 0 iff FILE exists (1 if not, 2 on a usage error)
 //
-// The probe runs every 10 s on every node, so it is this small program too, not the installer.
+// The probe runs every 10 s on every node, so it is this small program too, not the installer. With
+// RUNTIME_GVISOR_CHECK_ARGS=1 (package argcheck's check mode) it only parses its command line (check).
 //
 // Every byte of this program is resident on every node of the pool, so it imports nothing but syscall (and
 // unsafe): package os alone costs about 0.3 MB RSS and os/signal needs it (measured: 2.0 MB with os/signal, 1.7 MB

@@ -11,6 +11,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"log"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -21,10 +23,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/random"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/types"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/images"
@@ -118,6 +124,7 @@ func TestBuild(t *testing.T) {
 	t.Run("content", func(t *testing.T) { checkContent(t, first) })
 	t.Run("archive", func(t *testing.T) { checkArchive(t, first[imagevector.ImageNameInstallation]) })
 	t.Run("config independent of the base", func(t *testing.T) { checkOtherBase(t, builder(t, binDir, &release), first) })
+	t.Run("registry base and push", func(t *testing.T) { checkRegistry(t, builder(t, binDir, &release), first) })
 }
 
 // checkContent: each image has its binaries and the release at the definition's paths, with fixed owners, modes and
@@ -287,4 +294,92 @@ func configWithoutBase(t *testing.T, img v1.Image, baseLayers int) *v1.ConfigFil
 	}
 	cf.RootFS.DiffIDs, cf.History = cf.RootFS.DiffIDs[baseLayers:], cf.History[baseLayers:]
 	return cf
+}
+
+// checkRegistry: on bases from a registry (a multi-arch index pinned by digest, as bases.yaml pins distroless) the
+// images get that base's layers for their architecture and the same config; Push writes a multi-arch index whose
+// manifests are the built images, to the digest.
+func checkRegistry(t *testing.T, b images.Builder, synthetic map[string]v1.Image) {
+	t.Helper()
+	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	base := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
+	var want []v1.Layer
+	for _, arch := range images.Archs() {
+		img, err := random.Image(256, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if arch == runtime.GOARCH {
+			if want, err = img.Layers(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		base = mutate.AppendManifests(base, mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: &v1.Platform{OS: "linux", Architecture: arch}}})
+	}
+	tag, err := name.NewTag(host + "/distroless/static:nonroot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.WriteIndex(tag, base); err != nil {
+		t.Fatal(err)
+	}
+	d, err := base.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := images.Registry(map[images.Base]string{images.BaseStaticNonroot: tag.String()}); err == nil {
+		t.Errorf("Registry accepted a base without a digest")
+	}
+	if b.Base, err = images.Registry(map[images.Base]string{images.BaseStaticNonroot: tag.String() + "@" + d.String()}); err != nil {
+		t.Fatal(err)
+	}
+	defs := images.Definitions()[:2] // the nonroot ones
+	built := build(t, b, defs)
+	for _, def := range defs {
+		layers, err := built[def.Name].Layers()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, l := range want {
+			if got, want := digestOf(t, layers[i]), digestOf(t, l); got != want {
+				t.Errorf("%s: base layer %d is %s, want the registry's %s", def.Name, i, got, want)
+			}
+		}
+		if diff := cmp.Diff(configWithoutBase(t, synthetic[def.Name], 1), configWithoutBase(t, built[def.Name], len(want))); diff != "" {
+			t.Errorf("%s: the registry base changes the config (-synthetic +registry):\n%s", def.Name, diff)
+		}
+	}
+
+	ref, err := name.NewTag(host + "/gvisor/" + imagevector.ImageNameAdmission + ":v1.2.3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := built[imagevector.ImageNameAdmission]
+	pushed, err := images.Push(context.Background(), ref, map[string]v1.Image{runtime.GOARCH: img})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := remote.Index(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := idx.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := idx.Digest(); got != pushed || len(m.Manifests) != 1 || m.Manifests[0].Digest.String() != digest(t, img) ||
+		m.Manifests[0].Platform == nil || m.Manifests[0].Platform.Architecture != runtime.GOARCH {
+		t.Errorf("pushed index %s: %+v, want one manifest %s for %s", got, m.Manifests, digest(t, img), runtime.GOARCH)
+	}
+}
+
+func digestOf(t *testing.T, l v1.Layer) string {
+	t.Helper()
+	d, err := l.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.String()
 }
