@@ -85,9 +85,10 @@ func build(t *testing.T, b images.Builder, defs []images.Image) map[string]v1.Im
 	return out
 }
 
-func digest(t *testing.T, img v1.Image) string {
+// digest is the digest of an image, an index or a layer.
+func digest(t *testing.T, of interface{ Digest() (v1.Hash, error) }) string {
 	t.Helper()
-	d, err := img.Digest()
+	d, err := of.Digest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +344,7 @@ func checkRegistry(t *testing.T, b images.Builder, synthetic map[string]v1.Image
 			t.Fatal(err)
 		}
 		for i, l := range want {
-			if got, want := digestOf(t, layers[i]), digestOf(t, l); got != want {
+			if got, want := digest(t, layers[i]), digest(t, l); got != want {
 				t.Errorf("%s: base layer %d is %s, want the registry's %s", def.Name, i, got, want)
 			}
 		}
@@ -373,13 +374,4 @@ func checkRegistry(t *testing.T, b images.Builder, synthetic map[string]v1.Image
 		m.Manifests[0].Platform == nil || m.Manifests[0].Platform.Architecture != runtime.GOARCH {
 		t.Errorf("pushed index %s: %+v, want one manifest %s for %s", got, m.Manifests, digest(t, img), runtime.GOARCH)
 	}
-}
-
-func digestOf(t *testing.T, l v1.Layer) string {
-	t.Helper()
-	d, err := l.Digest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d.String()
 }
