@@ -26,19 +26,6 @@ build:
 	  if [ -d cmd/$$b ]; then CGO_ENABLED=0 go build -trimpath -ldflags "$(LD_FLAGS)" -o bin/$$b ./cmd/$$b; fi; \
 	done
 
-## build-installer-multiarch: the node installer and its idle program for linux/amd64 and linux/arm64
-## (bin/linux-<arch>/gvisor-installer, gvisor-idle), cross-compiled as the Dockerfile does; fails unless each binary's
-## build info says its GOARCH and CGO_ENABLED=0
-.PHONY: build-installer-multiarch
-build-installer-multiarch:
-	@for arch in amd64 arm64; do for b in gvisor-installer gvisor-idle; do \
-	  mkdir -p bin/linux-$$arch; \
-	  CGO_ENABLED=0 GOOS=linux GOARCH=$$arch go build -trimpath -ldflags "$(LD_FLAGS)" -o bin/linux-$$arch/$$b ./cmd/$$b; \
-	  info="$$(go version -m bin/linux-$$arch/$$b)"; \
-	  grep -q "GOARCH=$$arch$$" <<<"$$info" && grep -q "CGO_ENABLED=0$$" <<<"$$info" || { echo "bin/linux-$$arch/$$b is not a static linux/$$arch build" >&2; exit 1; }; \
-	  echo "bin/linux-$$arch/$$b"; \
-	done; done
-
 ## tools: every real component the tests use (helm, kube-apiserver, etcd, kube-controller-manager, containerd releases, runsc,
 ## Debian's busybox-static and CNI plugins for the real-sandbox nodes)
 .PHONY: tools tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node tool-golangci-lint
@@ -117,12 +104,22 @@ start:
 	  --kubeconfig=dev/kubeconfig --leader-election=false --ignore-operation-annotation=false \
 	  --gardener-version=v1.149.3 --heartbeat-namespace=default
 
-## docker-images: the extension, admission and installation images for linux/amd64 and linux/arm64 (needs a Docker engine with buildx)
-.PHONY: docker-images
-docker-images:
-	docker buildx build --platform linux/amd64,linux/arm64 --build-arg VERSION=$(VERSION) --target gardener-extension-runtime-gvisor -t gardener-extension-runtime-gvisor:$(VERSION) .
-	docker buildx build --platform linux/amd64,linux/arm64 --build-arg VERSION=$(VERSION) --target runtime-gvisor-installation -t runtime-gvisor-installation:$(VERSION) .
-	docker buildx build --platform linux/amd64,linux/arm64 --build-arg VERSION=$(VERSION) --target gardener-extension-admission-runtime-gvisor -t gardener-extension-admission-runtime-gvisor:$(VERSION) .
+## images: the extension, admission and installation images, built from their one definition (pkg/images) without
+## Docker on a synthetic base, as archives bin/images/<image>-linux-<arch>.tar for `ctr -n k8s.io images import` or
+## `docker load`, plus bin/images/images_overwrite.yaml. Named as a build of VERSION renders them (a -dev VERSION: the
+## last released tag); REGISTRY=<repository path> and TAG= name them otherwise. ARCHS (default this machine's): e.g.
+## ARCHS="amd64 arm64". BASE=pinned: on the release's distroless bases (pkg/images/bases.yaml, from the registry)
+.PHONY: images
+images:
+	@go run ./hack/images build -version "$(VERSION)" -archs "$(or $(ARCHS),$(GOARCH))" -gvisor-dir "$(GOARCH)=$$(hack/tools/gvisor.sh)" \
+	  $(if $(REGISTRY),-registry "$(REGISTRY)") $(if $(TAG),-tag "$(TAG)") $(if $(BASE),-base "$(BASE)")
+
+## push-images: the release: every image for linux/amd64 and linux/arm64 on the distroless bases pinned by digest
+## (pkg/images/bases.yaml), built with GO_VERSION's toolchain from a clean tree, pushed as multi-arch indexes to
+## REGISTRY (default imagevector/images.yaml's ghcr.io/runtime-gvisor); VERSION=vX.Y.Z (a release) is required
+.PHONY: push-images
+push-images:
+	@go run ./hack/images push -version "$(VERSION)" $(if $(REGISTRY),-registry "$(REGISTRY)")
 
 ## check: gofmt, go vet and golangci-lint (.golangci.yaml), as `make test` runs them first
 .PHONY: check

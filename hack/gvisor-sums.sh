@@ -6,23 +6,25 @@
 #   hack/gvisor-sums.sh          (make gvisor-sums; hack/release.sh runs it)
 #
 # Builds the release pinned in GVISOR_VERSION for every architecture the installation image ships
-# (hack/tools/gvisor-release.sh, the build the Dockerfile's gvisor stage runs) and records each file's SHA-512 per
-# architecture. The file is committed and embedded into the controller, which passes the pool's sums to the
-# installer; the installer refuses a release in its image that does not match them. So whoever controls the
+# (hack/tools/gvisor-release.sh, the build `make images` and `make push-images` put into the image) and records
+# each file's SHA-512 per architecture. The file is committed and embedded into the controller, which passes the
+# pool's sums to the installer; the installer refuses a release in its image that does not match them. pkg/images
+# refuses to build an installation image whose release does not match them either. So whoever controls the
 # installation image cannot change what the nodes run without also changing the controller (or the operator's
 # imageVectorOverwrite, see imagevector/README.md).
 #
 # Go builds are reproducible with -trimpath for the same toolchain and module versions, so the sums hold for the
 # image only when it is built with the same Go: this script refuses to run unless `go env GOVERSION` is the
-# Dockerfile's pinned GO_VERSION, and records it. Cross-compiling both architectures takes minutes (cold).
+# toolchain GO_VERSION pins (the one `make push-images` requires), and records it. Cross-compiling both
+# architectures takes minutes (cold).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 version="$(cat GVISOR_VERSION)"
 go_version="$(go env GOVERSION)"
-pinned="go$(sed -nE 's/^ARG GO_VERSION=([0-9.]+)$/\1/p' Dockerfile)"
+pinned="go$(cat GO_VERSION)"
 [ "$go_version" = "$pinned" ] || {
-  echo "gvisor-sums.sh: go is $go_version but the Dockerfile builds gVisor with $pinned (ARG GO_VERSION);" \
+  echo "gvisor-sums.sh: go is $go_version but the release builds gVisor with $pinned (GO_VERSION);" \
     "run with that toolchain (e.g. GOTOOLCHAIN=$pinned hack/gvisor-sums.sh) so that the sums match the image" >&2
   exit 1
 }

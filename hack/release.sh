@@ -9,7 +9,8 @@
 # Bumps imagevector/images.yaml (our images' tags), the charts' version/appVersion (extension, internal, admission), the installation
 # chart's default image (values.yaml and its README) and VERSION; then regenerates the snapshots and
 # example/controller-registration.yaml.
-# Review `git diff`, commit, tag RELEASE, and build the release with `make build docker-images VERSION=RELEASE`.
+# Review `git diff`, commit, tag RELEASE, and push the release's images from that clean commit with
+# `make push-images VERSION=RELEASE` (pkg/images: both architectures, on the pinned bases, with GO_VERSION's Go).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,7 +34,8 @@ echo "$next" > VERSION
 # The checksum anchor of the gVisor release (imagevector/gvisor-sums.yaml), from this toolchain's build of both
 # architectures: the controller of this release refuses installation images whose gVisor differs.
 hack/gvisor-sums.sh
-# The Dockerfile's base images, pinned to the digests their tags name now (PIN_BASE_IMAGES=0 skips it).
+# The release images' base images (pkg/images/bases.yaml), pinned to the digests their tags name now
+# (PIN_BASE_IMAGES=0 skips it).
 [ "${PIN_BASE_IMAGES:-1}" = 0 ] || hack/pin-base-images.sh
 make snapshots generate
 echo "pinned $release; VERSION is $next. Review git diff, run make test, commit and tag $release." >&2

@@ -33,7 +33,7 @@ var sumsYAML []byte
 type ReleaseSums struct {
 	// Version is the gVisor version (GVISOR_VERSION) the sums are of.
 	Version string `json:"version"`
-	// Go is the toolchain that built them (the Dockerfile's GO_VERSION); informational.
+	// Go is the toolchain that built them (GO_VERSION, the release's); informational.
 	Go string `json:"go,omitempty"`
 	// Architectures maps GOARCH to file name to SHA-512.
 	Architectures map[string]map[string]string `json:"architectures"`
@@ -89,7 +89,7 @@ func parseSums(name string, data []byte) (ReleaseSums, bool, error) {
 	return *doc.Sums, true, nil
 }
 
-// knownArchs are the node architectures the installation image is built for (Dockerfile, `make docker-images`).
+// knownArchs are the node architectures the installation image is built for (pkg/images.Archs).
 var knownArchs = map[string]bool{"amd64": true, "arm64": true}
 
 // Validate checks the shape: a version, at least one known architecture, each with runsc and

@@ -13,14 +13,15 @@ import (
 	"testing"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/images"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
 )
 
 // TestEmbeddedReleaseSums (issue 12, item 2): gvisor-sums.yaml, the checksum anchor stamped into the controller,
-// is of the gVisor version the image builds (GVISOR_VERSION), was built with the Dockerfile's Go toolchain, has both
-// architectures of the installation image, and its sums for this machine's architecture are the real build of
-// hack/tools/gvisor.sh (GVISOR_TEST_GVISOR_DIR), the same script hack/gvisor-sums.sh and the Dockerfile run: so the
-// file was generated, not written by hand. Regenerate it with `make gvisor-sums` (hack/gvisor-sums.sh).
+// is of the gVisor version the image builds (GVISOR_VERSION), was built with the release's Go toolchain (GO_VERSION),
+// has both architectures of the installation image, and its sums for this machine's architecture are the real build
+// of hack/tools/gvisor.sh (GVISOR_TEST_GVISOR_DIR), the same script hack/gvisor-sums.sh and pkg/images' builds run:
+// so the file was generated, not written by hand. Regenerate it with `make gvisor-sums` (hack/gvisor-sums.sh).
 func TestEmbeddedReleaseSums(t *testing.T) {
 	sums, err := imagevector.EmbeddedReleaseSums()
 	if err != nil {
@@ -33,9 +34,12 @@ func TestEmbeddedReleaseSums(t *testing.T) {
 	if !regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`).MatchString(strings.TrimSpace(version)) {
 		t.Errorf("GVISOR_VERSION %q is not an exact module version (a tag or pseudo-version): the sums and the module checksum database vouch for one exact version", version)
 	}
-	m := regexp.MustCompile(`(?m)^ARG GO_VERSION=([0-9.]+)$`).FindStringSubmatch(readRepoFile(t, "Dockerfile"))
-	if m == nil || sums.Go != "go"+m[1] {
-		t.Errorf("%s was built with %s, the Dockerfile pins GO_VERSION %v: run make gvisor-sums with that toolchain", imagevector.SumsFile, sums.Go, m)
+	goVersion, err := images.ReadGoVersion("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sums.Go != goVersion {
+		t.Errorf("%s was built with %s, GO_VERSION pins %s: run make gvisor-sums with that toolchain", imagevector.SumsFile, sums.Go, goVersion)
 	}
 	if got := strings.Join(sums.Archs(), ","); got != "amd64,arm64" {
 		t.Errorf("%s has architectures %s, want amd64,arm64 (the installation image's platforms)", imagevector.SumsFile, got)

@@ -11,7 +11,8 @@
 //	gvisor-idle                          wait for SIGTERM or SIGINT, then exit 0
 //	gvisor-idle ready --ready-file FILE  readiness probe: exit 0 iff FILE exists (1 if not, 2 on a usage error)
 //
-// The probe runs every 10 s on every node, so it is this small program too, not the installer.
+// The probe runs every 10 s on every node, so it is this small program too, not the installer. With
+// RUNTIME_GVISOR_CHECK_ARGS=1 (package argcheck's check mode) it only parses its command line (check).
 //
 // Every byte of this program is resident on every node of the pool, so it imports nothing but syscall (and
 // unsafe): package os alone costs about 0.3 MB RSS and os/signal needs it (measured: 2.0 MB with os/signal, 1.7 MB
@@ -24,11 +25,21 @@ import "syscall"
 const usage = "usage: gvisor-idle                          wait for SIGTERM or SIGINT, then exit 0\n" +
 	"       gvisor-idle ready --ready-file FILE    exit 0 iff FILE exists (readiness probe)\n"
 
+// checkArgsEnv and checkArgsOK are package argcheck's Env and OK (the check mode every binary of ours has), spelled
+// out here because this program imports nothing but syscall; a test keeps them equal.
+const (
+	checkArgsEnv = "RUNTIME_GVISOR_CHECK_ARGS"
+	checkArgsOK  = "arguments accepted"
+)
+
 func main() {
 	args, err := cmdline()
 	if err != nil {
 		stderr("gvisor-idle: reading the command line: " + err.Error() + "\n")
 		syscall.Exit(2)
+	}
+	if v, _ := syscall.Getenv(checkArgsEnv); v == "1" {
+		syscall.Exit(check(args[1:]))
 	}
 	if len(args) <= 1 { // argv[0] only
 		idle()
@@ -51,6 +62,19 @@ func run(args []string) int {
 	}
 	stderr("gvisor-idle: unknown command " + args[0] + "\n" + usage)
 	return 2
+}
+
+// check is the check mode: the command line parsed as run parses it (no arguments: idle; ready and its flag), no
+// file looked at; 0 and checkArgsOK on stdout if it parses, 2 (a usage error) otherwise.
+func check(args []string) int {
+	if len(args) > 0 {
+		if file, ok := readyFileFlag(args[1:]); args[0] != "ready" || !ok || file == "" {
+			stderr("gvisor-idle: the arguments do not parse\n" + usage)
+			return 2
+		}
+	}
+	_, _ = syscall.Write(1, []byte(checkArgsOK+"\n"))
+	return 0
 }
 
 // ready checks the ready file. Its flag syntax is gvisor-installer ready's (Go's flag package: -ready-file or

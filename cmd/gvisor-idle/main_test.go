@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/argcheck"
 )
 
 func TestReadyFileFlag(t *testing.T) {
@@ -67,7 +69,40 @@ func TestRun(t *testing.T) {
 	}
 }
 
-// build builds gvisor-idle as the Makefile and the Dockerfile do.
+// TestCheckMode: with argcheck's variable the program parses its command line and does nothing else: exit 0 with
+// argcheck's line for what a run accepts (the ready file is not looked at), 2 for anything else, --help included.
+func TestCheckMode(t *testing.T) {
+	if checkArgsEnv != argcheck.Env || checkArgsOK != argcheck.OK {
+		t.Fatalf("check mode %q/%q, package argcheck's %q/%q", checkArgsEnv, checkArgsOK, argcheck.Env, argcheck.OK)
+	}
+	bin := build(t)
+	for args, want := range map[string]int{
+		"":                                0, // idle, which the check must not enter
+		"ready --ready-file=/nonexistent": 0,
+		"ready --ready-file /nonexistent": 0,
+		"ready":                           2,
+		"ready --ready-file=":             2,
+		"ready --bogus=1":                 2,
+		"--help":                          2,
+		"frobnicate":                      2,
+	} {
+		cmd := exec.Command(bin, strings.Fields(args)...)
+		cmd.Env = append(os.Environ(), argcheck.Env+"=1")
+		out, err := cmd.Output()
+		code := 0
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			code = exit.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != want || (want == 0) != (string(out) == argcheck.OK+"\n") {
+			t.Errorf("check of %q: exit %d, stdout %q; want exit %d", args, code, out, want)
+		}
+	}
+}
+
+// build builds gvisor-idle as pkg/images does (without its version stamp, which this program does not have).
 func build(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {

@@ -138,16 +138,25 @@ func (f *flags) failWith(stderr io.Writer, cmd string, err error, verdict string
 }
 
 func runReady(args []string, stderr io.Writer) int {
+	readyFile, ok := parseReady(args, stderr)
+	if !ok {
+		return 2
+	}
+	if _, err := os.Stat(readyFile); err != nil {
+		fmt.Fprintf(stderr, "not ready: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// parseReady parses ready's command line: --ready-file, required.
+func parseReady(args []string, stderr io.Writer) (string, bool) {
 	fs := flag.NewFlagSet("ready", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	readyFile := fs.String("ready-file", "", "the marker file install --ready-file writes")
 	if err := fs.Parse(args); err != nil || *readyFile == "" {
 		fmt.Fprintln(stderr, "ready: --ready-file is required")
-		return 2
+		return "", false
 	}
-	if _, err := os.Stat(*readyFile); err != nil {
-		fmt.Fprintf(stderr, "not ready: %v\n", err)
-		return 1
-	}
-	return 0
+	return *readyFile, true
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/images"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
 )
 
@@ -52,7 +53,7 @@ func TestIdleBinaryPath(t *testing.T) {
 	}
 }
 
-// buildImageRoot builds the installation image's two programs, as the Dockerfile does, into one directory (the
+// buildImageRoot builds the installation image's two programs, as pkg/images does, into one directory (the
 // image's /); withIdle false leaves out gvisor-idle, as in images older than it.
 func buildImageRoot(t testing.TB, withIdle bool) string {
 	t.Helper()
@@ -343,25 +344,22 @@ func checkIdleProbe(t *testing.T, probe []string) {
 	}
 }
 
-// TestImageCarriesIdle: the installation image (Dockerfile) builds cmd/gvisor-idle statically, stripped, and puts it
-// next to /gvisor-installer, where the installer and the chart's probe look for it.
+// TestImageCarriesIdle: the installation image (pkg/images) carries cmd/gvisor-idle next to /gvisor-installer, where
+// the installer and the chart's probe look for it, built stripped (its size is its RSS).
 func TestImageCarriesIdle(t *testing.T) {
-	data, err := os.ReadFile("../../Dockerfile")
-	if err != nil {
-		t.Fatal(err)
+	d, ok := images.Definition(imagevector.ImageNameInstallation)
+	if !ok {
+		t.Fatal("pkg/images has no installation image")
 	}
-	df := string(data)
-	for _, want := range []string{
-		"COPY --from=builder /out/gvisor-installer /gvisor-installer",
-		"COPY --from=builder /out/" + idleBinaryName + " /" + idleBinaryName,
-	} {
-		if !strings.Contains(df, want) {
-			t.Errorf("Dockerfile lacks %q", want)
-		}
+	paths := map[string]string{}
+	for _, b := range d.Binaries {
+		paths[b.Command] = b.Path
 	}
-	// The builder's loop builds every binary with the same -s -w ldflags; which others it lists is not this test's business.
-	loop := regexp.MustCompile(`(?m)^\s*for cmd in ([a-z0-9 -]+); do`).FindStringSubmatch(df)
-	if loop == nil || !slices.Contains(strings.Fields(loop[1]), idleBinaryName) || !strings.Contains(df, `ldflags="-s -w `) {
-		t.Errorf("Dockerfile's builder does not build %s with -s -w", idleBinaryName)
+	installer := paths["gvisor-installer"]
+	if installer != images.InstallerPath || paths[idleBinaryName] != filepath.Join(filepath.Dir(installer), idleBinaryName) {
+		t.Errorf("installation image binaries %v: want gvisor-installer at %s and %s next to it", paths, images.InstallerPath, idleBinaryName)
+	}
+	if !strings.HasPrefix(images.LDFlags("v1"), "-s -w ") {
+		t.Errorf("the images' binaries are linked with %q, not stripped (-s -w)", images.LDFlags("v1"))
 	}
 }

@@ -25,7 +25,8 @@
 // where the kubelet shows it in the pod's status: on success the run's report (gVisor and containerd versions,
 // foreign shims in the bin dir; pkg/installer/report), on failure the reason.
 //
-// The command line only parses: installer.Resolve checks the options, once, and says which flags do not fit.
+// The command line only parses: installer.Resolve checks the options, once, and says which flags do not fit. With
+// RUNTIME_GVISOR_CHECK_ARGS=1 (package argcheck) it checks its command line and does nothing else (check.go).
 //
 // Exit codes: 0 success, 1 failure while acting (containerd config rolled back if it was the cause),
 // 2 refusal or usage error (nothing on the host changed).
@@ -38,9 +39,14 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/argcheck"
 )
 
 func main() {
+	if argcheck.Enabled() {
+		os.Exit(checkArgs(os.Args[1:], os.Stdout, os.Stderr)) // check.go
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))

@@ -267,7 +267,7 @@ func TestWrongArchitectureImageRefused(t *testing.T) {
 	if code != 2 {
 		t.Fatalf("exit %d, want 2 (refusal):\n%s\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"refusing " + filepath.Join(src, "containerd-shim-runsc-v1"), "is a linux/arm64 binary", "this node is linux/amd64", "fix: the installation image's linux/amd64 variant carries binaries of another architecture", "make docker-images"} {
+	for _, want := range []string{"refusing " + filepath.Join(src, "containerd-shim-runsc-v1"), "is a linux/arm64 binary", "this node is linux/amd64", "fix: the installation image's linux/amd64 variant carries binaries of another architecture", "make push-images"} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("message does not say %q:\n%s", want, errOut)
 		}

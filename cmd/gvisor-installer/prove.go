@@ -43,37 +43,21 @@ import (
 // prove failed", or "containerd 1.6.20 is not supported (minimum containerd 1.7.0); ..."), and
 // --termination-message also writes it to a file. Exit 2: usage error.
 func runProve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("prove", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	hostRoot := fs.String("host-root", "/", "where the node's / is mounted (the CRI socket is <host-root>"+verify.CRISocket+")")
-	binDir := fs.String("bin-dir", installer.DefaultBinDir, "node path of runsc and containerd-shim-runsc-v1 (the ContainerRuntime's binaryPath); checked, and named in the reason")
-	runscConfig := fs.String("runsc-config", cc.RunscConfigPath, "node path of the runsc.toml containerd's runsc runtime names (ConfigPath); checked")
-	timeout := fs.Duration("prove-timeout", sandbox.DefaultTimeout, "bound of the sandbox proof, sandbox image pull included")
-	registration := fs.Duration("registration-timeout", 3*time.Minute, "how long to wait until containerd serves CRI with the runsc runtime "+
-		"(node-agent restarts containerd on its new config in parallel with this unit)")
-	cgroupParent := fs.String("cgroup-parent", "", "the proof sandbox's cgroup parent; empty: the kubelet's BestEffort QoS cgroup in containerd's cgroup driver (tests without a kubelet set their own)")
-	termination := fs.String("termination-message", "", "on failure, also write the one-line reason to this file (created or replaced)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "prove: unexpected arguments %v\n", fs.Args())
-		return 2
+	f, code := parseProve(args, stderr)
+	if f == nil {
+		return code
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil)).With("version", version.Version)
 	p := prove{
-		hostRoot: *hostRoot, binDir: *binDir, runscConfig: *runscConfig, registration: *registration, log: log,
-		prover: sandbox.CRI{Socket: filepath.Join(*hostRoot, verify.CRISocket), Timeout: *timeout, CgroupParent: *cgroupParent, Creator: versionString() + " prove"},
+		hostRoot: f.hostRoot, binDir: f.binDir, runscConfig: f.runscConfig, registration: f.registration, log: log,
+		prover: sandbox.CRI{Socket: filepath.Join(f.hostRoot, verify.CRISocket), Timeout: f.timeout, CgroupParent: f.cgroupParent, Creator: versionString() + " prove"},
 	}
 	verdict, err := p.run(ctx)
 	if err != nil {
 		line := terminationLine("prove", err, verdict)
-		if *termination != "" {
-			if werr := os.WriteFile(*termination, []byte(line+"\n"), 0o644); werr != nil {
-				log.Error("writing --termination-message", "file", *termination, "error", werr.Error())
+		if f.termination != "" {
+			if werr := os.WriteFile(f.termination, []byte(line+"\n"), 0o644); werr != nil {
+				log.Error("writing --termination-message", "file", f.termination, "error", werr.Error())
 			}
 		}
 		fmt.Fprintln(stderr, line)
@@ -81,6 +65,38 @@ func runProve(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	fmt.Fprintln(stdout, "prove: "+verdict)
 	return 0
+}
+
+// proveFlags are prove's flags.
+type proveFlags struct {
+	hostRoot, binDir, runscConfig, cgroupParent, termination string
+	timeout, registration                                    time.Duration
+}
+
+// parseProve parses prove's command line; nil flags mean done, with the exit code (0 for -h).
+func parseProve(args []string, stderr io.Writer) (*proveFlags, int) {
+	f := &proveFlags{}
+	fs := flag.NewFlagSet("prove", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.hostRoot, "host-root", "/", "where the node's / is mounted (the CRI socket is <host-root>"+verify.CRISocket+")")
+	fs.StringVar(&f.binDir, "bin-dir", installer.DefaultBinDir, "node path of runsc and containerd-shim-runsc-v1 (the ContainerRuntime's binaryPath); checked, and named in the reason")
+	fs.StringVar(&f.runscConfig, "runsc-config", cc.RunscConfigPath, "node path of the runsc.toml containerd's runsc runtime names (ConfigPath); checked")
+	fs.DurationVar(&f.timeout, "prove-timeout", sandbox.DefaultTimeout, "bound of the sandbox proof, sandbox image pull included")
+	fs.DurationVar(&f.registration, "registration-timeout", 3*time.Minute, "how long to wait until containerd serves CRI with the runsc runtime "+
+		"(node-agent restarts containerd on its new config in parallel with this unit)")
+	fs.StringVar(&f.cgroupParent, "cgroup-parent", "", "the proof sandbox's cgroup parent; empty: the kubelet's BestEffort QoS cgroup in containerd's cgroup driver (tests without a kubelet set their own)")
+	fs.StringVar(&f.termination, "termination-message", "", "on failure, also write the one-line reason to this file (created or replaced)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, 0
+		}
+		return nil, 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "prove: unexpected arguments %v\n", fs.Args())
+		return nil, 2
+	}
+	return f, 0
 }
 
 // prove is one proof run on a node.

@@ -4,9 +4,9 @@
 # gvisor-release.sh GOARCH OUTDIR: builds the gVisor release pinned in GVISOR_VERSION for linux/GOARCH into OUTDIR,
 # as the installation image carries it (--source): static runsc (stamped with the version, else it reports
 # VERSION_MISSING; a cgo runsc cannot start sandboxes), containerd-shim-runsc-v1 (gvisor.dev/gvisor/shim renamed)
-# and SHA512SUMS. Cross-compiles on the build machine (CGO_ENABLED=0, no emulation). The Dockerfile's gvisor stage
-# runs this for TARGETARCH and hack/tools/gvisor.sh for the test machine's architecture, so tests use the build
-# the image ships.
+# and SHA512SUMS. Cross-compiles on the build machine (CGO_ENABLED=0, no emulation). The image build (hack/images,
+# `make images` and `make push-images`) runs this for each architecture and hack/tools/gvisor.sh for the test
+# machine's architecture, so tests use the build the image ships.
 #
 # Guard against the field bug "pods not ready on amd64" (an image variant carrying another architecture's gVisor):
 # every binary's Go build info must say GOARCH=GOARCH and CGO_ENABLED=0, or the build fails here, not on nodes.

@@ -4,7 +4,8 @@
 # Builds the gVisor release pinned in GVISOR_VERSION (repo root) for this machine's architecture into
 # $TOOLS_DIR/gvisor-<version>/ and prints that folder: static runsc, containerd-shim-runsc-v1 and SHA512SUMS, a
 # release exactly as the installation image carries it (--source). The build is hack/tools/gvisor-release.sh, the
-# same script the Dockerfile's gvisor stage runs for each TARGETARCH, so tests run the binaries the image ships.
+# same script the image build (hack/images) runs for each architecture, so tests run the binaries the image ships
+# (test/images puts this very folder into the installation image the tests build).
 source "$(dirname "$0")/lib.sh"
 
 GVISOR_VERSION="${GVISOR_VERSION:-$(cat "$REPO_ROOT/GVISOR_VERSION")}"

@@ -14,6 +14,8 @@ import (
 	"k8s.io/klog/v2"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager/signals"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/argcheck"
 )
 
 // Command is one of the project's long-running commands as the shared entry points (Main, Run) drive it: parse
@@ -32,9 +34,17 @@ type Command struct {
 }
 
 // Execute is a binary's main function: Main until SIGTERM or SIGINT with os.Args and stdout; an error is printed
-// to stderr after the binary's name and exits with status 1.
+// to stderr after the binary's name and exits with status 1. In the check mode of package argcheck
+// (RUNTIME_GVISOR_CHECK_ARGS=1) it only checks the arguments (CheckArgs).
 func Execute(name string, c Command) {
-	if err := Main(signals.SetupSignalHandler(), c, os.Args[1:], os.Stdout); err != nil {
+	var err error
+	if argcheck.Enabled() {
+		c.FlagSet.SetOutput(os.Stderr)
+		err = CheckArgs(c.FlagSet, os.Args[1:], os.Stdout, c.PrintVersion)
+	} else {
+		err = Main(signals.SetupSignalHandler(), c, os.Args[1:], os.Stdout)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, name+":", err)
 		os.Exit(1)
 	}

@@ -36,7 +36,7 @@ func WriteRelease(t testing.TB, dir string, files map[string][]byte) {
 }
 
 // RealRelease replaces dir with the real static runsc and containerd-shim-runsc-v1 (GVISOR_TEST_GVISOR_DIR) as a
-// release, with SHA512SUMS as the Dockerfile generates it.
+// release, with SHA512SUMS as hack/tools/gvisor-release.sh generates it.
 func RealRelease(t testing.TB, dir string) {
 	t.Helper()
 	if err := os.RemoveAll(dir); err != nil {

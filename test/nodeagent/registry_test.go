@@ -61,7 +61,7 @@ type imageFile struct {
 	data []byte
 }
 
-// pushInstallationImage pushes an image laid out as the Dockerfile's runtime-gvisor-installation target
+// pushInstallationImage pushes an image laid out as pkg/images' runtime-gvisor-installation image
 // (/gvisor-installer, /opt/gvisor/{runsc,containerd-shim-runsc-v1}), one gzip layer, linux/GOARCH, to the test
 // registry over plain http, and returns its reference (repository:tag).
 func pushInstallationImage(t testing.TB, host, tag string, files []imageFile) string {
@@ -130,8 +130,8 @@ func writeHostsToml(t testing.TB, root, host string) {
 	}
 }
 
-// buildInstaller builds cmd/gvisor-installer static (CGO_ENABLED=0, as the Dockerfile) into dir; without the
-// Dockerfile's -trimpath, so that it shares Go's build cache with the test build.
+// buildInstaller builds cmd/gvisor-installer static (CGO_ENABLED=0, as pkg/images) into dir; without the images'
+// -trimpath, so that it shares Go's build cache with the test build.
 func buildInstaller(t testing.TB, dir string) []byte {
 	t.Helper()
 	out := filepath.Join(dir, "gvisor-installer")

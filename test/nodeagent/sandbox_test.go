@@ -183,7 +183,7 @@ func (s *suite) assertExtracted(t testing.TB, root string, files []extensionsv1a
 		n++
 		want, ok := s.inImage[f.Content.ImageRef.FilePathInImage]
 		if !ok {
-			t.Errorf("the OSC's file %s names %s, which the installation image (the Dockerfile's layout) does not have", f.Path, f.Content.ImageRef.FilePathInImage)
+			t.Errorf("the OSC's file %s names %s, which the installation image (pkg/images' layout) does not have", f.Path, f.Content.ImageRef.FilePathInImage)
 			continue
 		}
 		p := filepath.Join(root, f.Path)

@@ -38,8 +38,8 @@ func checkELF(path, goarch string) error {
 	if f.Machine != want || f.Class != elf.ELFCLASS64 {
 		return refusal.New(path, fmt.Sprintf("is a %s binary (ELF %s, %s), but this node is linux/%s", archOf(f), f.Machine, f.Class, goarch),
 			fmt.Sprintf("the installation image's linux/%s variant carries binaries of another architecture: rebuild the image for every "+
-				"platform from the one Dockerfile (`make docker-images`; its gvisor stage builds for TARGETARCH and checks the result) and "+
-				"deploy its multi-arch manifest; never copy one architecture's gVisor release into another's image", goarch))
+				"platform from its one definition (`make push-images`, pkg/images: it builds each architecture's release and checks it) and "+
+				"deploy its multi-arch index; never copy one architecture's gVisor release into another's image", goarch))
 	}
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_INTERP {

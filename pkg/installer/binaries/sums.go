@@ -83,7 +83,7 @@ func Load(dir, goarch string) (*Release, error) {
 	sumsPath := filepath.Join(dir, SumsFile)
 	sumsData, err := os.ReadFile(sumsPath)
 	if err != nil {
-		return nil, refusal.Wrap(sumsPath, "cannot read the checksum list", "the installation image must carry SHA512SUMS next to runsc (see the Dockerfile)", err)
+		return nil, refusal.Wrap(sumsPath, "cannot read the checksum list", "the installation image must carry SHA512SUMS next to runsc (see pkg/images)", err)
 	}
 	sums, err := parseSums(sumsPath, sumsData)
 	if err != nil {

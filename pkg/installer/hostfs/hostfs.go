@@ -29,6 +29,17 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	})
 }
 
+// WriteAtomic replaces path with what write writes, the same way as WriteFileAtomic, for content that is streamed
+// rather than held in memory.
+func WriteAtomic(path string, perm fs.FileMode, write func(io.Writer) error) error {
+	return replaceAtomic(path, perm, func(tmp *os.File) error {
+		if err := write(tmp); err != nil {
+			return fmt.Errorf("writing %s: %w", tmp.Name(), err)
+		}
+		return nil
+	})
+}
+
 // Remove removes path and fsyncs its directory; a missing path is not an error.
 func Remove(path string) error {
 	if err := os.Remove(path); err != nil {

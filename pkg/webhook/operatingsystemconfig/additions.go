@@ -44,7 +44,8 @@ const (
 )
 
 // imageFiles are the files taken from the installation image: file name in the binaryPath -> path in the image
-// (the Dockerfile's runtime-gvisor-installation target; the DaemonSet copies them from the same places).
+// (pkg/images' runtime-gvisor-installation image, which a test holds them to; the DaemonSet copies them from the
+// same places).
 var imageFiles = [][2]string{
 	{"containerd-shim-runsc-v1", "/opt/gvisor/containerd-shim-runsc-v1"},
 	{InstallerBinary, "/" + InstallerBinary},
