@@ -23,4 +23,12 @@ if [ ! -x "$controller" ]; then
 fi
 mkdir -p bin
 go build -o bin/demo ./test/envtest/demo
-exec bin/demo --controller-binary "$controller" "$@"
+bin/demo --controller-binary "$controller" "$@"
+
+# Then the promise itself, on a real node where the machine allows it (root, private namespaces): the extension as it
+# ships (images built from this tree, the chart installed with helm) and a pod with runtimeClassName gvisor
+# (test/e2e/demo). Only in the daemonset mode: the OperatingSystemConfig mode needs gardener-node-agent on the node.
+case " $* " in *" --mode osc "*|*" --mode operatingsystemconfig "*|*" --keep "*) exit 0 ;; esac
+source "$REPO_ROOT/hack/tools/env.sh"
+go build -o bin/demo-node ./test/e2e/demo
+exec bin/demo-node
