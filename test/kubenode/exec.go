@@ -6,6 +6,7 @@ package kubenode
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"syscall"
@@ -26,7 +27,6 @@ func runWithContext(ctx context.Context, cmd *exec.Cmd) ([]byte, error) {
 		return out.Bytes(), err
 	case <-ctx.Done():
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
-		return out.Bytes(), fmt.Errorf("%s: %w", cmd.Args, ctx.Err())
+		return out.Bytes(), errors.Join(fmt.Errorf("%s: %w", cmd.Args, ctx.Err()), <-done)
 	}
 }

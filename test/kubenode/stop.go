@@ -28,7 +28,8 @@ func (n *Node) Stop() error {
 		n.ns.kill()
 		for name, p := range n.procs {
 			select {
-			case <-p.exited:
+			case err := <-p.exited:
+				p.exited <- err
 			case <-time.After(10 * time.Second):
 				errs = append(errs, fmt.Errorf("%s still runs after the node's PID namespace was killed", name))
 			}

@@ -40,7 +40,7 @@ type systemdStandIn struct {
 }
 
 // startSystemBus starts dbus-daemon in the node on /run/dbus/system_bus_socket and the stand-in on it.
-func (n *Node) startSystemBus(ctx context.Context) error {
+func (n *Node) startSystemBus(context.Context) error {
 	bus, err := n.start("dbus-daemon", nil, n.cfg.DBusDaemon, "--config-file="+n.path("dbus.conf"), "--nofork", "--nopidfile")
 	if err != nil {
 		return err
@@ -92,7 +92,7 @@ func (s *systemdStandIn) connect(sock string) error {
 
 // RestartUnit is systemd's Manager.RestartUnit for containerd.service: it returns the job at once and finishes it
 // in the background, as systemd does.
-func (s *systemdStandIn) RestartUnit(name, mode string) (dbus.ObjectPath, *dbus.Error) {
+func (s *systemdStandIn) RestartUnit(name, _ string) (dbus.ObjectPath, *dbus.Error) {
 	if name != containerdUnit {
 		return "", dbus.NewError(noSuchUnitError, []any{"Unit " + name + " not found."})
 	}

@@ -37,9 +37,6 @@ func CgroupMounts() ([]string, error) {
 	return out, sc.Err()
 }
 
-// cgroupDirs returns the node's cgroup directories (CgroupParent and below, in every hierarchy), deepest first.
-func (n *Node) cgroupDirs() []string { return CgroupDirs(n.cgroupParent) }
-
 // removeCgroups removes the node's cgroups (RemoveCgroups).
 func (n *Node) removeCgroups(timeout time.Duration) []string {
 	return RemoveCgroups(n.cgroupParent, timeout)
