@@ -190,7 +190,10 @@ func (n *Node) startNamespaces(ctx context.Context) error {
 	if err := n.createMountPoints(); err != nil {
 		return err
 	}
-	var err error
-	n.ns, err = startNamespaces(ctx, n.binds(), []string{NodeIP + "/32", KubernetesServiceIP + "/32"})
+	cgroups, err := n.createCgroupRoot()
+	if err != nil {
+		return err
+	}
+	n.ns, err = startNamespaces(ctx, n.binds(), cgroups, []string{NodeIP + "/32", KubernetesServiceIP + "/32"})
 	return err
 }

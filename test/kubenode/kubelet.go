@@ -18,7 +18,8 @@ import (
 
 // kubeletConfig is the node's KubeletConfiguration: this machine's facts (cgroup v1 with cgroupfs, no swap
 // check, no CAP_SYS_RESOURCE so no negative oomScoreAdj, no resolv.conf, no DNS), a private cgroup root, and no
-// image garbage collection (imported images cannot be pulled again).
+// image garbage collection (imported images cannot be pulled again). Its cgroup root is the node's cgroup
+// namespace's, the node's own cgroup on the machine (namespaces.go).
 const kubeletConfig = `apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 authentication:
@@ -28,7 +29,7 @@ authentication:
 authorization: {mode: Webhook}
 containerRuntimeEndpoint: unix:///run/containerd/containerd.sock
 cgroupDriver: cgroupfs
-cgroupRoot: %q
+cgroupRoot: /
 cgroupsPerQOS: true
 enforceNodeAllocatable: [pods]
 failCgroupV1: false
@@ -45,15 +46,11 @@ syncFrequency: 10s
 `
 
 func (n *Node) writeKubeletConfig() error {
-	return os.WriteFile(n.path("kubelet/config.yaml"), fmt.Appendf(nil, kubeletConfig, n.pki.CAFile, n.cgroupRoot), 0o644)
+	return os.WriteFile(n.path("kubelet/config.yaml"), fmt.Appendf(nil, kubeletConfig, n.pki.CAFile), 0o644)
 }
 
-// startKubelet creates the kubelet's cgroup root in every hierarchy, starts the kubelet, labels the Node and waits
-// until it is Ready.
+// startKubelet starts the kubelet, labels the Node and waits until it is Ready.
 func (n *Node) startKubelet(ctx context.Context) error {
-	if err := n.createCgroupRoot(); err != nil {
-		return err
-	}
 	args := []string{n.asset("kubelet"), "--config=" + n.path("kubelet/config.yaml"),
 		"--kubeconfig=" + n.path("kubelet.kubeconfig"), "--hostname-override=" + n.cfg.NodeName, "--node-ip=" + NodeIP,
 		"--root-dir=/var/lib/kubelet", "--cert-dir=/var/lib/kubelet/pki", "--v=2"}
@@ -108,25 +105,27 @@ func nodeReady(node *corev1.Node) bool {
 	return false
 }
 
-// createCgroupRoot creates the kubelet's cgroup root in every cgroup hierarchy (v1 here: the kubelet checks that
-// it exists in each), with the cpuset hierarchy's cpus and mems copied from the root, which a new v1 cpuset lacks.
-func (n *Node) createCgroupRoot() error {
+// createCgroupRoot creates the node's cgroup in every cgroup hierarchy, with the cpuset hierarchy's cpus and mems
+// copied from the root, which a new v1 cpuset lacks; the node's cgroup namespace is rooted there.
+func (n *Node) createCgroupRoot() ([]cgroupBind, error) {
 	mounts, err := nodetest.CgroupMounts()
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var out []cgroupBind
 	for _, m := range mounts {
 		dir := filepath.Join(m, n.cgroupRoot)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("creating the kubelet's cgroup root: %w", err)
+			return nil, fmt.Errorf("creating the node's cgroup: %w", err)
 		}
 		for _, f := range []string{"cpuset.cpus", "cpuset.mems"} {
 			if data, err := os.ReadFile(filepath.Join(m, f)); err == nil {
 				if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
-					return fmt.Errorf("%s of the kubelet's cgroup root: %w", f, err)
+					return nil, fmt.Errorf("%s of the node's cgroup: %w", f, err)
 				}
 			}
 		}
+		out = append(out, cgroupBind{Hierarchy: m, Node: dir})
 	}
-	return nil
+	return out, nil
 }

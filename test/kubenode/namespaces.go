@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -41,11 +42,20 @@ const readyMarker = "gvisor-kubenode-ready"
 // quote is sh single-quoting.
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// initScript mounts (mount -n: no /run/mount/utab on the machine) the node's file system (shared propagation, which the kubelet needs for its volume mounts; a
-// tmpfs on /run; the binds), brings up the node's addresses on lo (the node IP, and the kubernetes Service's
-// ClusterIP, so that pods reach the API server without kube-proxy) and waits. As PID 1 it ignores SIGTERM; the
-// harness ends it with SIGKILL.
-func initScript(binds []bind, addrs []string) string {
+// cgroupEntry moves the init into the node's cgroup in every hierarchy (PID 1 is itself inside the new PID
+// namespace) and re-executes the node's init in a new cgroup namespace rooted there ($NODE_INIT, initScript).
+const cgroupEntry = `set -e
+for procs in "$@"; do echo 1 > "$procs"; done
+exec unshare -C /bin/sh -c "$NODE_INIT"
+`
+
+// initScript runs as the node's PID 1 in its cgroup namespace: it mounts (mount -n: no /run/mount/utab on the
+// machine) the node's file system (shared propagation, which the kubelet needs for its volume mounts; a tmpfs on
+// /run; the binds; each cgroup hierarchy's node subtree over the hierarchy, so that the node's cgroup "/" is its
+// own, as on a real node: the kubelet's kubepods and the sandbox proof's /kubepods/besteffort land below it),
+// brings up the node's addresses on lo (the node IP, and the kubernetes Service's ClusterIP, so that pods reach the
+// API server without kube-proxy) and waits. As PID 1 it ignores SIGTERM; the harness ends it with SIGKILL.
+func initScript(binds []bind, cgroups []cgroupBind, addrs []string) string {
 	var b strings.Builder
 	b.WriteString("set -e\nmount -n --make-rshared /\nmount -n -t tmpfs -o mode=0755,size=512m gvisor-kubenode-run /run\n")
 	for _, m := range binds {
@@ -53,6 +63,9 @@ func initScript(binds []bind, addrs []string) string {
 			fmt.Fprintf(&b, "mkdir -p %s\n", quote(m.Target))
 		}
 		fmt.Fprintf(&b, "mount -n --bind %s %s\n", quote(m.Source), quote(m.Target))
+	}
+	for _, c := range cgroups {
+		fmt.Fprintf(&b, "mount -n --bind %s %s\n", quote(c.Node), quote(c.Hierarchy))
 	}
 	b.WriteString("ip link set lo up\n")
 	for _, a := range addrs {
@@ -62,11 +75,18 @@ func initScript(binds []bind, addrs []string) string {
 	return b.String()
 }
 
+// cgroupBind is one cgroup hierarchy's mount point and the node's directory in it.
+type cgroupBind struct{ Hierarchy, Node string }
+
 // startNamespaces starts the node's PID 1 and waits (bounded by ctx) until its mounts and addresses are in place.
-func startNamespaces(ctx context.Context, binds []bind, addrs []string) (*namespaces, error) {
+func startNamespaces(ctx context.Context, binds []bind, cgroups []cgroupBind, addrs []string) (*namespaces, error) {
 	ns := &namespaces{exited: make(chan error, 1)}
-	ns.cmd = exec.Command("unshare", "-m", "-n", "-p", "-f", "--mount-proc", "--propagation", "private",
-		"/bin/sh", "-c", initScript(binds, addrs))
+	args := []string{"-m", "-n", "-p", "-f", "--mount-proc", "--propagation", "private", "/bin/sh", "-c", cgroupEntry, "gvisor-kubenode"}
+	for _, c := range cgroups {
+		args = append(args, filepath.Join(c.Node, "cgroup.procs"))
+	}
+	ns.cmd = exec.Command("unshare", args...)
+	ns.cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "NODE_INIT=" + initScript(binds, cgroups, addrs)}
 	ns.cmd.Stderr = &ns.stderr
 	// Its own process group, and killed with the test binary: a node never outlives the process that made it.
 	ns.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -124,10 +144,16 @@ func onlyChild(pid int) (int, error) {
 	return 0, fmt.Errorf("process %d has not exactly one child", pid)
 }
 
-// nsenter returns a command that runs argv inside the node: its mounts, its network, its PID namespace. nsenter
-// forks into the PID namespace and relays the child's exit status; signal the child (childOf) to stop it.
+// joinCgroup moves the shell into the node's root cgroup in every hierarchy (inside the node, each hierarchy's root
+// is the node's directory), then runs the command: a process of the node is in the node's cgroups, as the
+// children of its init are.
+const joinCgroup = `for procs in /sys/fs/cgroup/*/cgroup.procs /sys/fs/cgroup/cgroup.procs; do [ -e "$procs" ] && echo $$ > "$procs"; done; exec "$@"`
+
+// nsenter returns a command that runs argv inside the node: its mounts, its network, its PID and cgroup namespaces
+// and its cgroups. nsenter forks into the PID namespace and relays the child's exit status; signal the child
+// (onlyChild) to stop it.
 func (ns *namespaces) nsenter(argv ...string) *exec.Cmd {
-	args := append([]string{"-t", fmt.Sprint(ns.pid), "-m", "-n", "-p", "--"}, argv...)
+	args := append([]string{"-t", fmt.Sprint(ns.pid), "-m", "-n", "-p", "-C", "--", "/bin/sh", "-c", joinCgroup, "node"}, argv...)
 	cmd := exec.Command("nsenter", args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	return cmd
