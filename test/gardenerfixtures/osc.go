@@ -130,3 +130,17 @@ func OSCSecret(seed client.Client, osc *extensionsv1alpha1.OperatingSystemConfig
 func NodeLabels(shoot *gardencorev1beta1.Shoot, worker gardencorev1beta1.Worker, secretName string) map[string]string {
 	return gardenerutils.NodeLabelsForWorkerPool(worker, false, secretName, shoot.Spec.Region)
 }
+
+// Node returns the Node name of worker pool pool of shoot as its kubelet registers it on a machine of the pool's
+// current key: gardenlet's labels (NodeLabels) and the kubelet's own hostname and OS labels.
+func Node(shoot *gardencorev1beta1.Shoot, pool, name string) *corev1.Node {
+	for _, w := range shoot.Spec.Provider.Workers {
+		if w.Name != pool {
+			continue
+		}
+		labels := NodeLabels(shoot, w, OperatingSystemConfigs(shoot)[pool].SecretName)
+		labels[corev1.LabelHostname], labels[corev1.LabelOSStable] = name, "linux"
+		return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+	}
+	panic("gardenerfixtures: shoot " + shoot.Name + " has no worker pool " + pool)
+}

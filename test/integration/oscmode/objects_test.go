@@ -335,13 +335,7 @@ func (sh *shoot) createNode(name string) {
 
 // node is a Node of the pool with gardenlet's labels for the pool's current key.
 func (sh *shoot) node(name string) *corev1.Node {
-	var worker gardencorev1beta1.Worker
-	for _, w := range sh.spec.Spec.Provider.Workers {
-		if w.Name == pool {
-			worker = w
-		}
-	}
-	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: gardenerfixtures.NodeLabels(sh.spec, worker, sh.gardenlet().SecretName)}}
+	return gardenerfixtures.Node(sh.spec, pool, name)
 }
 
 // applied plays node-agent finishing a reconcile of the OSC with checksum on node.
