@@ -6,6 +6,7 @@ package gardenerfixtures
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -75,9 +76,10 @@ func Shoot(project, name, kubernetesVersion string, workers ...gardencorev1beta1
 	return shoot
 }
 
-// Namespace is the shoot's namespace in the seed, as gardenlet computes it.
+// Namespace is the shoot's namespace in the seed, as gardenlet computes it (from status.technicalID, or for a
+// Shoot without status from its project's namespace and name).
 func Namespace(shoot *gardencorev1beta1.Shoot) string {
-	return shoot.Status.TechnicalID
+	return gardenerutils.ComputeTechnicalID(strings.TrimPrefix(shoot.Namespace, gardenerutils.ProjectNamespacePrefix), shoot)
 }
 
 // Cluster returns the Cluster gardenlet writes into the seed for shoot (named like the shoot's namespace), with
