@@ -20,8 +20,10 @@ import (
 )
 
 const (
-	// Project and ShootName name the shoot in the garden.
-	Project, ShootName = "dev", "gvisor"
+	// Project is the shoot's project in the garden.
+	Project = "dev"
+	// ShootName is the shoot's name in the garden.
+	ShootName = "gvisor"
 	// Namespace is the shoot's control plane namespace in the seed (also the Cluster's name): gardenlet's technical
 	// ID of the shoot (Shoot checks it).
 	Namespace = "shoot--dev--gvisor"
