@@ -55,13 +55,21 @@ func mutateFrom(t *testing.T, e *osc.Ensurer, withGVisor bool, out, old *extensi
 	return out
 }
 
+// switchedToDaemonSet is the DaemonSet mode's ensurer and the gVisor pool's stored OSCs of a switch to it:
+// installed (generation 1, gVisor added in the OSC mode) and removed (generation 2, only the remove entry).
+func switchedToDaemonSet(t *testing.T) (ds *osc.Ensurer, installed, removed *extensionsv1alpha1.OperatingSystemConfig) {
+	t.Helper()
+	ds = newEnsurer(t, osc.Options{DeliveryMode: delivery.DaemonSet})
+	installed = stored(mutate(t, newEnsurer(t, osc.Options{}), true, osctest.OSC(osctest.GVisorPool), nil), 1)
+	removed = stored(mutate(t, ds, true, osctest.OSC(osctest.GVisorPool), installed), 2)
+	return ds, installed, removed
+}
+
 // TestRemovalDroppedAtRecordedGeneration: the remove entry goes exactly when the old OSC is the version the
 // controller recorded (same UID and generation) and carries only the remove entry; every other case keeps it, or
 // (gVisor delivered through the OSC again) adds gVisor.
 func TestRemovalDroppedAtRecordedGeneration(t *testing.T) {
-	ds := newEnsurer(t, osc.Options{DeliveryMode: delivery.DaemonSet})
-	installed := stored(mutate(t, newEnsurer(t, osc.Options{}), true, osctest.OSC(osctest.GVisorPool), nil), 1)
-	removed := stored(mutate(t, ds, true, osctest.OSC(osctest.GVisorPool), installed), 2)
+	ds, installed, removed := switchedToDaemonSet(t)
 	if !osc.RemovalOnly(removed) || osc.RemovalOnly(installed) || osc.RemovalOnly(osctest.OSC(osctest.GVisorPool)) {
 		t.Fatal("RemovalOnly: want true only for the OSC carrying the remove entry alone")
 	}
@@ -146,9 +154,7 @@ func seedScheme(t *testing.T) *runtime.Scheme {
 // entry (the switch to the DaemonSet completes). Without a gvisor ContainerRuntime of the pool there is no record,
 // whatever the others carry.
 func TestReadRemovalStatusFindsGardenletsContainerRuntime(t *testing.T) {
-	ds := newEnsurer(t, osc.Options{DeliveryMode: delivery.DaemonSet})
-	installed := stored(mutate(t, newEnsurer(t, osc.Options{}), true, osctest.OSC(osctest.GVisorPool), nil), 1)
-	removed := stored(mutate(t, ds, true, osctest.OSC(osctest.GVisorPool), installed), 2)
+	ds, _, removed := switchedToDaemonSet(t)
 	ctx := context.Background()
 	other := gardencorev1beta1.ContainerRuntime{Type: "other"}
 
