@@ -36,6 +36,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
@@ -159,10 +160,11 @@ func TestInstallAndRunWithChartRBAC(t *testing.T) {
 	})
 
 	// A ContainerRuntime as gardenlet creates it, reconciled into ManagedResources and deleted again.
-	ns := "shoot--rbac--test"
+	shoot := gardenerfixtures.Shoot("rbac", "test", "1.35.8")
+	ns := gardenerfixtures.Namespace(shoot)
 	testutil.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
-	testutil.Must(t, c.Create(ctx, envtest.Cluster(ns, "test", "1.35.8")))
-	cr := envtest.ContainerRuntime(ns, "gvisor-pool", "pool", nil, v1beta1constants.GardenerOperationReconcile)
+	testutil.Must(t, c.Create(ctx, gardenerfixtures.Cluster(shoot)))
+	cr := gardenerfixtures.ContainerRuntime(ns, "pool", nil, v1beta1constants.GardenerOperationReconcile)
 	testutil.Must(t, c.Create(ctx, cr))
 	eventually(t, done, "ContainerRuntime reconciled", func() error {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(cr), cr); err != nil {

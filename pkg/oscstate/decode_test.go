@@ -4,7 +4,6 @@
 package oscstate
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,12 +14,14 @@ import (
 
 	nodeagentconfigv1alpha1 "github.com/gardener/gardener/pkg/apis/config/nodeagent/v1alpha1"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
-	nodeagentcomponent "github.com/gardener/gardener/pkg/component/extensions/operatingsystemconfig/original/components/nodeagent"
 	"github.com/gardener/gardener/pkg/nodeagent"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig/osctest"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 )
 
 // TestDecodesAsNodeAgent: the OSC secrets gardenlet writes (Gardener's own OperatingSystemConfigSecret, from the
-// webhook's golden OSCs) decode with oscDecoder exactly as with node-agent's decoder, and are classified by what
+// webhook's golden OSCs, under the pool's name and key) decode with oscDecoder exactly as with node-agent's decoder, and are classified by what
 // the webhook put in.
 func TestDecodesAsNodeAgent(t *testing.T) {
 	for golden, want := range map[string]Entry{"gvisor-pool.yaml": Add, "gvisor-removed.yaml": Remove} {
@@ -33,10 +34,7 @@ func TestDecodesAsNodeAgent(t *testing.T) {
 			if err := yaml.UnmarshalStrict(raw, in); err != nil {
 				t.Fatal(err)
 			}
-			secret, err := nodeagentcomponent.OperatingSystemConfigSecret(context.Background(), nil, in, "gardener-node-agent-pool", "pool", false)
-			if err != nil {
-				t.Fatal(err)
-			}
+			secret := gardenerfixtures.OSCSecret(nil, in, osctest.GardenletOSCs(osctest.GVisorPool).SecretName, osctest.GVisorPool)
 			data := secret.Data[nodeagentconfigv1alpha1.DataKeyOperatingSystemConfig]
 			ours, theirs := &extensionsv1alpha1.OperatingSystemConfig{}, &extensionsv1alpha1.OperatingSystemConfig{}
 			if err := runtime.DecodeInto(oscDecoder, data, ours); err != nil {

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	nodeagentconfigv1alpha1 "github.com/gardener/gardener/pkg/apis/config/nodeagent/v1alpha1"
@@ -16,6 +15,7 @@ import (
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 
 	oscwebhook "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 )
 
 func oscWith(op *extensionsv1alpha1.PluginPathOperation, files ...string) *extensionsv1alpha1.OperatingSystemConfig {
@@ -62,8 +62,17 @@ func TestNodeReports(t *testing.T) {
 		t.Errorf("another unit's failure is not ours: %q", got)
 	}
 
-	old := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{v1beta1constants.LabelWorkerPoolGardenerNodeAgentSecretName: "gardener-node-agent-a-old"}}}
-	if !beingReplaced(old, "gardener-node-agent-a-new") || beingReplaced(old, "gardener-node-agent-a-old") {
+	// A node of pool a as gardenlet labels it, and the pool's secret before and after a rolling update (a new
+	// machine image version gives the pool a new key).
+	shoot := gardenerfixtures.Shoot("p", "s", "1.33.4", gardenerfixtures.Worker("a", gardenerfixtures.GVisor(nil)))
+	old := gardenerfixtures.Node(shoot, "a", "n0")
+	current := gardenerfixtures.OperatingSystemConfigs(shoot)["a"].SecretName
+	shoot.Spec.Provider.Workers[0].Machine.Image.Version = ptr.To("1877.1.0")
+	rolled := gardenerfixtures.OperatingSystemConfigs(shoot)["a"].SecretName
+	if old.Labels[v1beta1constants.LabelWorkerPoolGardenerNodeAgentSecretName] != current || rolled == current {
+		t.Fatalf("node label %v, secret %s before and %s after the roll", old.Labels, current, rolled)
+	}
+	if !beingReplaced(old, rolled) || beingReplaced(old, current) {
 		t.Error("a node on an older secret of the pool is being replaced, one on the current secret is not")
 	}
 	tainted := &corev1.Node{Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: mcmPreferNoScheduleKey, Effect: corev1.TaintEffectPreferNoSchedule}}}}

@@ -4,12 +4,14 @@
 package render_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/gardener/gardener/pkg/api/core/v1beta1/helper"
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -17,25 +19,27 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 )
 
-// containerRuntime is what Gardener creates for a Shoot worker pool with a gvisor containerRuntime.
+// containerRuntime is what gardenlet creates for a Shoot worker pool with a gvisor containerRuntime with
+// providerConfig ("" for none). One that is no JSON (YAML, garbage: never what the API server stores) is the
+// test's own change after gardenlet wrote the object.
 func containerRuntime(pool, providerConfig string) *extensionsv1alpha1.ContainerRuntime {
-	cr := &extensionsv1alpha1.ContainerRuntime{
-		ObjectMeta: metav1.ObjectMeta{Name: pool + "-gvisor", Namespace: "shoot--foo--bar"},
-		Spec: extensionsv1alpha1.ContainerRuntimeSpec{
-			DefaultSpec: extensionsv1alpha1.DefaultSpec{Type: "gvisor"},
-			BinaryPath:  "/var/bin/containerruntimes",
-			WorkerPool: extensionsv1alpha1.ContainerRuntimeWorkerPool{
-				Name:     pool,
-				Selector: metav1.LabelSelector{MatchLabels: map[string]string{"worker.gardener.cloud/pool": pool}},
-			},
-		},
+	if providerConfig == "" {
+		return gardenerfixtures.ContainerRuntime("shoot--foo--bar", pool, nil, v1beta1constants.GardenerOperationReconcile)
 	}
-	if providerConfig != "" {
+	if !json.Valid([]byte(providerConfig)) {
+		cr := containerRuntime(pool, "")
 		cr.Spec.ProviderConfig = &runtime.RawExtension{Raw: []byte(providerConfig)}
+		return cr
 	}
-	return cr
+	return gardenerfixtures.ContainerRuntime("shoot--foo--bar", pool, []byte(providerConfig), v1beta1constants.GardenerOperationReconcile)
+}
+
+// poolSelector is the matchLabels gardenlet selects pool's nodes with: the installation's node selector.
+func poolSelector(pool string) map[string]string {
+	return containerRuntime(pool, "").Spec.WorkerPool.Selector.MatchLabels
 }
 
 const istio = `{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration","configFlags":{"net-raw":"true"}}`
@@ -55,19 +59,19 @@ func TestForContainerRuntime(t *testing.T) {
 			name: "Gardener's ContainerRuntime with Istio's net-raw",
 			cr:   containerRuntime("gvisor", istio),
 			want: render.InstallationValues{WorkerPool: "gvisor", BinaryPath: "/var/bin/containerruntimes",
-				NodeSelector: map[string]string{"worker.gardener.cloud/pool": "gvisor"}, ConfigFlags: map[string]string{"net-raw": "true"}},
+				NodeSelector: poolSelector("gvisor"), ConfigFlags: map[string]string{"net-raw": "true"}},
 		},
 		{
 			name: "no providerConfig",
 			cr:   containerRuntime("pool-1", ""),
 			want: render.InstallationValues{WorkerPool: "pool-1", BinaryPath: "/var/bin/containerruntimes",
-				NodeSelector: map[string]string{"worker.gardener.cloud/pool": "pool-1"}},
+				NodeSelector: poolSelector("pool-1")},
 		},
 		{
 			name: "matchExpressions become one required node affinity term",
 			cr:   withExpressions,
 			want: render.InstallationValues{WorkerPool: "gvisor", BinaryPath: "/var/bin/containerruntimes",
-				NodeSelector: map[string]string{"worker.gardener.cloud/pool": "gvisor"},
+				NodeSelector: poolSelector("gvisor"),
 				NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
 					NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
 						{Key: "node.kubernetes.io/instance-type", Operator: corev1.NodeSelectorOpIn, Values: []string{"m5.large", "m5.xlarge"}},
@@ -160,5 +164,18 @@ func TestTestImageTag(t *testing.T) {
 		if got != want {
 			t.Errorf("%s: testImageTag %q, want %q", raw, got, want)
 		}
+	}
+}
+
+// TestExampleContainerRuntimeIsGardenlets: the package example's ContainerRuntime (what importers copy) is the one
+// gardenlet writes for its pool and providerConfig.
+func TestExampleContainerRuntimeIsGardenlets(t *testing.T) {
+	example := exampleContainerRuntime()
+	want := gardenerfixtures.ContainerRuntime(example.Namespace, example.Spec.WorkerPool.Name, example.Spec.ProviderConfig.Raw, "")
+	if example.Name != want.Name {
+		t.Errorf("the example names the ContainerRuntime %q, gardenlet %q", example.Name, want.Name)
+	}
+	if diff := cmp.Diff(want.Spec, example.Spec); diff != "" {
+		t.Errorf("the example's spec differs from gardenlet's (-gardenlet +example):\n%s", diff)
 	}
 }

@@ -28,21 +28,7 @@ func Example() {
 		panic(err)
 	}
 
-	cr := &extensionsv1alpha1.ContainerRuntime{
-		ObjectMeta: metav1.ObjectMeta{Name: "gvisor-pool", Namespace: "shoot--foo--bar"},
-		Spec: extensionsv1alpha1.ContainerRuntimeSpec{
-			DefaultSpec: extensionsv1alpha1.DefaultSpec{
-				Type: "gvisor",
-				ProviderConfig: &runtime.RawExtension{Raw: []byte(`{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1",` +
-					`"kind":"GVisorConfiguration","configFlags":{"net-raw":"true"}}`)},
-			},
-			BinaryPath: "/var/bin/containerruntimes",
-			WorkerPool: extensionsv1alpha1.ContainerRuntimeWorkerPool{
-				Name:     "gvisor-pool",
-				Selector: metav1.LabelSelector{MatchLabels: map[string]string{"worker.gardener.cloud/pool": "gvisor-pool"}},
-			},
-		},
-	}
+	cr := exampleContainerRuntime()
 	// The operator's settings (here the defaults) and what the shoot asks for: the extension's whole policy.
 	shoot, err := r.Shoot(render.Settings{}, render.ShootInput{
 		ContainerRuntimes: []*extensionsv1alpha1.ContainerRuntime{cr},
@@ -77,4 +63,26 @@ func Example() {
 	// *v1.ConfigMap kube-system/gvisor-installation-gvisor-pool-runsc
 	// *v1.DaemonSet kube-system/gvisor-installation-gvisor-pool
 	// ghcr.io/runtime-gvisor/runtime-gvisor-installation:v1.2.3
+}
+
+// exampleContainerRuntime is a ContainerRuntime as gardenlet writes it into the seed for worker pool gvisor-pool with
+// gvisor and Istio's net-raw: named <type>-<pool>, selecting the pool by both of its labels.
+func exampleContainerRuntime() *extensionsv1alpha1.ContainerRuntime {
+	return &extensionsv1alpha1.ContainerRuntime{
+		ObjectMeta: metav1.ObjectMeta{Name: "gvisor-gvisor-pool", Namespace: "shoot--foo--bar"},
+		Spec: extensionsv1alpha1.ContainerRuntimeSpec{
+			DefaultSpec: extensionsv1alpha1.DefaultSpec{
+				Type: "gvisor",
+				ProviderConfig: &runtime.RawExtension{Raw: []byte(`{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1",` +
+					`"kind":"GVisorConfiguration","configFlags":{"net-raw":"true"}}`)},
+			},
+			BinaryPath: "/var/bin/containerruntimes",
+			WorkerPool: extensionsv1alpha1.ContainerRuntimeWorkerPool{
+				Name: "gvisor-pool",
+				Selector: metav1.LabelSelector{MatchLabels: map[string]string{
+					"worker.gardener.cloud/pool": "gvisor-pool", "worker.garden.sapcloud.io/group": "gvisor-pool",
+				}},
+			},
+		},
+	}
 }

@@ -138,7 +138,7 @@ func TestForUninstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := render.InstallationValues{WorkerPool: "gvisor", Mode: render.ModeUninstall, BinaryPath: "/var/bin/containerruntimes",
-		NodeSelector: map[string]string{"worker.gardener.cloud/pool": "gvisor"}}
+		NodeSelector: poolSelector("gvisor")}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

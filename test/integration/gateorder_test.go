@@ -21,7 +21,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 )
 
 // TestReadinessGateOrder (issue 12, item 3): the readiness gate's admission policy is in the shoot before the
@@ -32,8 +32,8 @@ func TestReadinessGateOrder(t *testing.T) {
 	sh := newShoot(t, "gateorder", "1.31.12")
 	on := sh.actuator(containerruntime.Settings{UninstallTimeout: time.Minute, Render: render.Settings{ReadinessGate: true}})
 	off := sh.actuator(containerruntime.Settings{UninstallTimeout: time.Minute})
-	cr := envtest.ContainerRuntime(sh.ns, runtimeName("a"), "a", nil, "")
-	cluster := clusterWithVersion("1.31.12")
+	cr := gardenerfixtures.ContainerRuntime(sh.ns, "a", nil, "")
+	cluster := sh.clusterWithVersion("1.31.12")
 	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "gvisor-node-ready-label"}}
 	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "gvisor-installation:node-ready-label:a"}}
 	const (

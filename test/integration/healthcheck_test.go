@@ -87,7 +87,7 @@ func TestHealthConditions(t *testing.T) {
 		}
 	}
 	// The uninstall rolls node by node (maxUnavailable 1): each uninstall pod reports done as it comes.
-	cr := &extensionsv1alpha1.ContainerRuntime{ObjectMeta: metav1.ObjectMeta{Namespace: sh.ns, Name: runtimeName("a")}}
+	cr := &extensionsv1alpha1.ContainerRuntime{ObjectMeta: metav1.ObjectMeta{Namespace: sh.ns, Name: sh.runtimeName("a")}}
 	sh.eventually("the uninstall done on every node and the ContainerRuntime gone", func() error {
 		for n, p := range sh.pods("a", true) {
 			if !isReady(&p) {
@@ -192,7 +192,7 @@ func (sh *testShoot) setInstallPodStatus(pool, node string, ready bool, state, l
 func (sh *testShoot) waitHealthCondition(pool string, t gardencorev1beta1.ConditionType, status gardencorev1beta1.ConditionStatus) gardencorev1beta1.Condition {
 	sh.t.Helper()
 	var got gardencorev1beta1.Condition
-	sh.eventually(fmt.Sprintf("ContainerRuntime %s: condition %s %s", runtimeName(pool), t, status), func() error {
+	sh.eventually(fmt.Sprintf("ContainerRuntime %s: condition %s %s", sh.runtimeName(pool), t, status), func() error {
 		c := v1beta1helper.GetCondition(sh.runtime(pool).Status.Conditions, t)
 		if c == nil {
 			return fmt.Errorf("no condition %s", t)

@@ -54,7 +54,7 @@ func TestMigrateRestore(t *testing.T) {
 	sh.waitControllerIdle()
 	for _, pool := range pools {
 		cr := &extensionsv1alpha1.ContainerRuntime{}
-		cr.Name, cr.Namespace = runtimeName(pool), sh.ns
+		cr.Name, cr.Namespace = sh.runtimeName(pool), sh.ns
 		must(t, sh.c.Delete(ctx, cr))
 		sh.waitGone(cr)
 	}

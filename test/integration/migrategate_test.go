@@ -25,7 +25,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 )
 
 // TestMigrateSwitchesGateOff (issue 12): a control plane migration whose new seed runs the readiness gate off
@@ -45,11 +45,11 @@ func TestMigrateSwitchesGateOff(t *testing.T) {
 	on, off := sh.actuator(oldSeed), sh.actuator(settings)
 	// This test plays both seeds' controllers with two actuators; class garden keeps the test stack's controller
 	// (class shoot) away from the ContainerRuntime, which must exist for Migrate to write its status.state.
-	cr := envtest.ContainerRuntime(sh.ns, runtimeName("a"), "a", nil, "")
+	cr := gardenerfixtures.ContainerRuntime(sh.ns, "a", nil, "")
 	cr.Spec.Class = ptr.To(extensionsv1alpha1.ExtensionClassGarden)
 	must(t, sh.c.Create(ctx, cr))
 	t.Cleanup(func() { _ = sh.c.Delete(context.Background(), cr) })
-	cluster := clusterWithVersion("1.31.12")
+	cluster := sh.clusterWithVersion("1.31.12")
 	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "gvisor-node-ready-label"}}
 	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "gvisor-installation:node-ready-label:a"}}
 	gateObjects := []client.Object{policy, binding,

@@ -23,7 +23,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
-	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	reconcilerutils "github.com/gardener/gardener/pkg/controllerutils/reconciler"
 	"github.com/gardener/gardener/pkg/utils/managedresources"
@@ -33,7 +32,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 )
 
 // TestReadinessGate: an actuator with the gate on (what --readiness-gate=true configures) renders, for a shoot on
@@ -45,8 +44,8 @@ import (
 func TestReadinessGate(t *testing.T) {
 	sh := newShoot(t, "readinessgate", "1.31.12")
 	a := sh.actuator(containerruntime.Settings{UninstallTimeout: time.Minute, Render: render.Settings{ReadinessGate: true}})
-	cr := envtest.ContainerRuntime(sh.ns, runtimeName("a"), "a", nil, "")
-	cluster := clusterWithVersion
+	cr := gardenerfixtures.ContainerRuntime(sh.ns, "a", nil, "")
+	cluster := sh.clusterWithVersion
 	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "gvisor-node-ready-label"}}
 	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: "gvisor-node-ready-label"}}
 	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "gvisor-installation:node-ready-label"}}
@@ -153,7 +152,10 @@ func (sh *testShoot) actuator(s containerruntime.Settings) *containerruntime.Act
 	return containerruntime.NewActuator(o)
 }
 
-// clusterWithVersion is the Cluster the library passes for a shoot on Kubernetes version v.
-func clusterWithVersion(v string) *extensionscontroller.Cluster {
-	return &extensionscontroller.Cluster{Shoot: &gardencorev1beta1.Shoot{Spec: gardencorev1beta1.ShootSpec{Kubernetes: gardencorev1beta1.Kubernetes{Version: v}}}}
+// clusterWithVersion is the Cluster the library passes for the shoot on Kubernetes version v: gardenlet's Cluster,
+// decoded.
+func (sh *testShoot) clusterWithVersion(v string) *extensionscontroller.Cluster {
+	shoot := sh.shoot.DeepCopy()
+	shoot.Spec.Kubernetes.Version = v
+	return gardenerfixtures.DecodedCluster(shoot)
 }

@@ -18,11 +18,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
@@ -37,22 +39,27 @@ type testShoot struct {
 	t     *testing.T
 	stack *envtest.Stack
 	c     client.Client
+	// shoot is the Shoot in the garden, ns its namespace in the seed.
+	shoot *gardencorev1beta1.Shoot
 	ns    string
 }
 
 func newShoot(t *testing.T, name, version string) *testShoot {
 	t.Helper()
 	s := stack(t)
-	sh := &testShoot{t: t, stack: s, c: s.Client, ns: "shoot--it--" + name}
+	shoot := gardenerfixtures.Shoot("it", name, version)
+	sh := &testShoot{t: t, stack: s, c: s.Client, shoot: shoot, ns: gardenerfixtures.Namespace(shoot)}
 	ctx := context.Background()
 	must(t, sh.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: sh.ns}}))
-	must(t, sh.c.Create(ctx, envtest.Cluster(sh.ns, name, version)))
+	must(t, sh.c.Create(ctx, gardenerfixtures.Cluster(shoot)))
 	t.Cleanup(sh.cleanup)
 	return sh
 }
 
-// runtimeName is the ContainerRuntime of pool (gardenlet names them <type>-<pool>... any name works).
-func runtimeName(pool string) string { return "gvisor-" + pool }
+// runtimeName is the name gardenlet gives the gvisor ContainerRuntime of pool.
+func (sh *testShoot) runtimeName(pool string) string {
+	return gardenerfixtures.ContainerRuntimeKey(sh.ns, pool).Name
+}
 
 // createRuntime creates the ContainerRuntime of pool with providerConfig (YAML/JSON, empty for none),
 // annotated like gardenlet does.
@@ -61,14 +68,15 @@ func (sh *testShoot) createRuntime(pool, providerConfig string) {
 	sh.createRuntimeWithOperation(pool, providerConfig, v1beta1constants.GardenerOperationReconcile)
 }
 
-// createRuntimeWithOperation is createRuntime with the operation annotation op (reconcile, restore).
+// createRuntimeWithOperation is createRuntime with the operation annotation op (reconcile, restore), as gardenlet's
+// Deploy and Restore write it.
 func (sh *testShoot) createRuntimeWithOperation(pool, providerConfig, op string) {
 	sh.t.Helper()
 	var pc []byte
 	if providerConfig != "" {
 		pc = yamlToJSON(sh.t, providerConfig)
 	}
-	cr := envtest.ContainerRuntime(sh.ns, runtimeName(pool), pool, pc, op)
+	cr := gardenerfixtures.ContainerRuntime(sh.ns, pool, pc, op)
 	must(sh.t, sh.c.Create(context.Background(), cr))
 }
 
@@ -87,7 +95,7 @@ func (sh *testShoot) updateRuntime(pool, op string, mutate func(*extensionsv1alp
 func (sh *testShoot) runtime(pool string) *extensionsv1alpha1.ContainerRuntime {
 	sh.t.Helper()
 	cr := &extensionsv1alpha1.ContainerRuntime{}
-	must(sh.t, sh.c.Get(context.Background(), client.ObjectKey{Namespace: sh.ns, Name: runtimeName(pool)}, cr))
+	must(sh.t, sh.c.Get(context.Background(), client.ObjectKey{Namespace: sh.ns, Name: sh.runtimeName(pool)}, cr))
 	return cr
 }
 
@@ -101,9 +109,9 @@ func (sh *testShoot) waitOperation(pool, opType, state string) *extensionsv1alph
 		opType = "Create|Reconcile"
 	}
 	var cr *extensionsv1alpha1.ContainerRuntime
-	sh.eventually(fmt.Sprintf("ContainerRuntime %s: lastOperation %s %s", runtimeName(pool), opType, state), func() error {
+	sh.eventually(fmt.Sprintf("ContainerRuntime %s: lastOperation %s %s", sh.runtimeName(pool), opType, state), func() error {
 		cr = &extensionsv1alpha1.ContainerRuntime{}
-		if err := sh.c.Get(context.Background(), client.ObjectKey{Namespace: sh.ns, Name: runtimeName(pool)}, cr); err != nil {
+		if err := sh.c.Get(context.Background(), client.ObjectKey{Namespace: sh.ns, Name: sh.runtimeName(pool)}, cr); err != nil {
 			return err
 		}
 		op := cr.Status.LastOperation
@@ -125,7 +133,7 @@ func (sh *testShoot) waitOperation(pool, opType, state string) *extensionsv1alph
 // deleteRuntime deletes the ContainerRuntime and waits until it is gone (the controller removed its finalizer).
 func (sh *testShoot) deleteRuntime(pool string) {
 	sh.t.Helper()
-	cr := &extensionsv1alpha1.ContainerRuntime{ObjectMeta: metav1.ObjectMeta{Name: runtimeName(pool), Namespace: sh.ns}}
+	cr := &extensionsv1alpha1.ContainerRuntime{ObjectMeta: metav1.ObjectMeta{Name: sh.runtimeName(pool), Namespace: sh.ns}}
 	must(sh.t, client.IgnoreNotFound(sh.c.Delete(context.Background(), cr)))
 	sh.waitGone(cr)
 }

@@ -24,7 +24,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/healthcheck"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 )
 
 // TestRemoveFromPool: deleting a pool's ContainerRuntime while its nodes stay first rolls the uninstall out on
@@ -90,7 +90,7 @@ func TestRemoveFromPool(t *testing.T) {
 	// pod was never bound), which is also what makes the daemonset controller count the nodes again.
 	gonePod := sh.pods("a", true)[nodes[2]]
 	must(t, client.IgnoreNotFound(sh.c.Delete(ctx, &gonePod)))
-	sh.waitGone(&extensionsv1alpha1.ContainerRuntime{ObjectMeta: metav1.ObjectMeta{Namespace: sh.ns, Name: runtimeName("a")}})
+	sh.waitGone(&extensionsv1alpha1.ContainerRuntime{ObjectMeta: metav1.ObjectMeta{Namespace: sh.ns, Name: sh.runtimeName("a")}})
 	sh.noEvent("UninstallTimedOut") // finished because the nodes were done, not because the bound ran out
 	sh.waitNoShootObjects()
 }
@@ -103,8 +103,8 @@ func TestRemoveFromPoolTimesOut(t *testing.T) {
 	sh := newShoot(t, "uninstalltimeout", "1.34.1")
 	const timeout = 5 * time.Second
 	a := sh.actuator(containerruntime.Settings{UninstallTimeout: timeout})
-	cr := envtest.ContainerRuntime(sh.ns, runtimeName("a"), "a", nil, "")
-	cluster := clusterWithVersion("1.34.1")
+	cr := gardenerfixtures.ContainerRuntime(sh.ns, "a", nil, "")
+	cluster := sh.clusterWithVersion("1.34.1")
 	must(t, a.Reconcile(context.Background(), logr.Discard(), cr, cluster))
 	sh.waitPoolHealthy("a")
 	sh.createNode("uninstalltimeout-a-0", "a")
@@ -157,14 +157,13 @@ func TestShootDeletionSkipsUninstall(t *testing.T) {
 	sh.waitNoShootObjects()
 }
 
-// createNode creates a Node of worker pool pool (the labels Gardener puts on it), deleted when the test ends.
+// createNode creates a Node of gVisor worker pool pool (the labels gardenlet gives its machines), deleted when the
+// test ends.
 func (sh *testShoot) createNode(name, pool string) {
 	sh.t.Helper()
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
-		"worker.gardener.cloud/pool":                    pool,
-		"worker.gardener.cloud/cri-name":                "containerd",
-		"containerruntime.worker.gardener.cloud/gvisor": "true",
-	}}}
+	shoot := sh.shoot.DeepCopy()
+	shoot.Spec.Provider.Workers = append(shoot.Spec.Provider.Workers, gardenerfixtures.Worker(pool, gardenerfixtures.GVisor(nil)))
+	node := gardenerfixtures.Node(shoot, pool, name)
 	must(sh.t, sh.c.Create(context.Background(), node))
 	sh.t.Cleanup(func() {
 		_ = client.IgnoreNotFound(sh.c.Delete(context.Background(), node))

@@ -32,6 +32,7 @@ import (
 	oscwebhook "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig/osctest"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
@@ -108,16 +109,8 @@ func start(t *testing.T, mode delivery.Mode) *env {
 	e := &env{c: c, ensurer: oscwebhook.NewEnsurer(renderer, oscwebhook.Options{DeliveryMode: mode}), stop: stop, port: port}
 	testutil.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: osctest.Namespace,
 		Labels: map[string]string{v1beta1constants.GardenRole: v1beta1constants.GardenRoleShoot}}}))
-	testutil.Must(t, c.Create(ctx, cluster(t, osctest.Shoot(true, osctest.ProviderConfig))))
+	testutil.Must(t, c.Create(ctx, gardenerfixtures.Cluster(osctest.Shoot(true, osctest.ProviderConfig))))
 	return e
-}
-
-func cluster(t *testing.T, shoot *gardencorev1beta1.Shoot) *extensionsv1alpha1.Cluster {
-	cl := envtest.Cluster(osctest.Namespace, shoot.Name, shoot.Spec.Kubernetes.Version)
-	raw, err := json.Marshal(shoot)
-	testutil.Must(t, err)
-	cl.Spec.Shoot = runtime.RawExtension{Raw: raw}
-	return cl
 }
 
 // setShoot updates the Cluster as gardenlet does at the start of a shoot reconcile.
@@ -125,7 +118,7 @@ func (e *env) setShoot(t *testing.T, shoot *gardencorev1beta1.Shoot) {
 	t.Helper()
 	cl := &extensionsv1alpha1.Cluster{}
 	testutil.Must(t, e.c.Get(context.Background(), client.ObjectKey{Name: osctest.Namespace}, cl))
-	cl.Spec.Shoot = cluster(t, shoot).Spec.Shoot
+	cl.Spec.Shoot = gardenerfixtures.Cluster(shoot).Spec.Shoot
 	testutil.Must(t, e.c.Update(context.Background(), cl))
 }
 

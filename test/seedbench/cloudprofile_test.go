@@ -6,9 +6,11 @@ package seedbench
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	gardenerextensions "github.com/gardener/gardener/pkg/extensions"
+	gardenerutils "github.com/gardener/gardener/pkg/utils/gardener"
 )
 
 // TestCloudProfileIsRealistic keeps the generated CloudProfile at the size the benchmark claims (about 100 KB),
@@ -39,6 +41,10 @@ func TestCloudProfileIsRealistic(t *testing.T) {
 	}
 	if len(shoot.Spec.Provider.Workers) != 3 || shoot.Spec.Kubernetes.Version == "" {
 		t.Errorf("decoded Shoot has %d workers and version %q, want 3 and a version", len(shoot.Spec.Provider.Workers), shoot.Spec.Kubernetes.Version)
+	}
+	// Named as gardenlet names the shoot's seed namespace (the ContainerRuntimes gardenerfixtures builds live there).
+	if want := gardenerutils.ComputeTechnicalID(strings.TrimPrefix(shoot.Namespace, gardenerutils.ProjectNamespacePrefix), shoot); cluster.Name != want {
+		t.Errorf("Cluster %q: gardenlet names the namespace of shoot %s/%s %q", cluster.Name, shoot.Namespace, shoot.Name, want)
 	}
 	t.Logf("CloudProfile: %d bytes of JSON", len(a))
 }

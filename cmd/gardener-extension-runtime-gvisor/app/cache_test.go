@@ -22,6 +22,8 @@ import (
 	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
 	gardenerextensions "github.com/gardener/gardener/pkg/extensions"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/seedbench"
 )
 
@@ -30,7 +32,7 @@ var managedFields = []metav1.ManagedFieldsEntry{{Manager: "gardenlet", Operation
 // TestTransformClusterKeepsWhatIsRead: after the transform the Cluster decodes (as the library's GetCluster does)
 // to the same Shoot, the same Seed and the same metadata; only the CloudProfile shrinks to its name and type.
 func TestTransformClusterKeepsWhatIsRead(t *testing.T) {
-	in := seedbench.Cluster("shoot--p--s01", "s01", []string{"s01-a", "s01-b", "s01-c"})
+	in := seedbench.Cluster("shoot--bench--s01", "s01", []string{"s01-a", "s01-b", "s01-c"})
 	in.Labels = map[string]string{"l": "v"}
 	in.Annotations = map[string]string{v1beta1constants.AnnotationKeyGenericTokenKubeconfigSecretName: "generic-token-kubeconfig-abc"}
 	in.Finalizers = []string{"f"}
@@ -125,17 +127,15 @@ func TestDefaultTransformKeepsWhatIsRead(t *testing.T) {
 		}
 	}
 
+	// gardenlet's ContainerRuntime of pool a as the cache sees it while it is deleted: with the extension's
+	// finalizer, managedFields and a status; the installation ManagedResource of the pool alike.
 	now := metav1.Now()
-	meta := metav1.ObjectMeta{
-		Name: "gvisor-a", Namespace: "shoot--p--s", ManagedFields: managedFields, DeletionTimestamp: &now,
-		Annotations: map[string]string{v1beta1constants.GardenerOperation: v1beta1constants.GardenerOperationReconcile},
-		Finalizers:  []string{"extensions.gardener.cloud/gvisor"}, Generation: 3,
-	}
-	cr := &extensionsv1alpha1.ContainerRuntime{ObjectMeta: meta,
-		Spec:   extensionsv1alpha1.ContainerRuntimeSpec{DefaultSpec: extensionsv1alpha1.DefaultSpec{Type: "gvisor"}, WorkerPool: extensionsv1alpha1.ContainerRuntimeWorkerPool{Name: "a"}},
-		Status: extensionsv1alpha1.ContainerRuntimeStatus{DefaultStatus: extensionsv1alpha1.DefaultStatus{ObservedGeneration: 3}},
-	}
-	mr := &resourcesv1alpha1.ManagedResource{ObjectMeta: meta,
+	cr := gardenerfixtures.ContainerRuntime("shoot--p--s", "a", nil, v1beta1constants.GardenerOperationReconcile)
+	cr.ManagedFields, cr.DeletionTimestamp, cr.Finalizers, cr.Generation = managedFields, &now, []string{"extensions.gardener.cloud/gvisor"}, 3
+	cr.Status.ObservedGeneration = 3
+	mr := &resourcesv1alpha1.ManagedResource{
+		ObjectMeta: metav1.ObjectMeta{Name: containerruntime.InstallationManagedResourceName("a"), Namespace: cr.Namespace,
+			ManagedFields: managedFields, DeletionTimestamp: &now, Finalizers: []string{"resources.gardener.cloud/gardener-resource-manager"}, Generation: 3},
 		Spec:   resourcesv1alpha1.ManagedResourceSpec{SecretRefs: []corev1.LocalObjectReference{{Name: "s"}}},
 		Status: resourcesv1alpha1.ManagedResourceStatus{ObservedGeneration: 3, Resources: []resourcesv1alpha1.ObjectReference{{}}},
 	}

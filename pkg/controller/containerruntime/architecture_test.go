@@ -13,6 +13,8 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 )
 
 // TestPoolArchitectureSelectsReleaseSums (issue 12, item 2): the installation of a pool carries the gVisor release
@@ -21,11 +23,12 @@ import (
 func TestPoolArchitectureSelectsReleaseSums(t *testing.T) {
 	r := devRenderer(t)
 	shoot := func(workers ...gardencorev1beta1.Worker) *extensionscontroller.Cluster {
-		return &extensionscontroller.Cluster{Shoot: &gardencorev1beta1.Shoot{Spec: gardencorev1beta1.ShootSpec{
-			Provider: gardencorev1beta1.Provider{Workers: workers}}}}
+		return clusterOf(shootOf("1.33.4", workers...))
 	}
 	worker := func(name string, arch *string) gardencorev1beta1.Worker {
-		return gardencorev1beta1.Worker{Name: name, Machine: gardencorev1beta1.Machine{Type: "m", Architecture: arch}}
+		w := gardenerfixtures.Worker(name, gardenerfixtures.GVisor(nil))
+		w.Machine.Architecture = arch
+		return w
 	}
 	cr := poolAContainerRuntime()
 	for name, tc := range map[string]struct {

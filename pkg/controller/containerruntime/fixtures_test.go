@@ -6,11 +6,13 @@ package containerruntime
 import (
 	"testing"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
+	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 )
 
 // devRenderer is the renderer of a development build without an image vector overwrite, as the controller's main
@@ -24,15 +26,17 @@ func devRenderer(t *testing.T) *render.Renderer {
 	return r
 }
 
-// poolAContainerRuntime is gardenlet's ContainerRuntime of worker pool pool-a with the default binary path.
+// poolAContainerRuntime is gardenlet's ContainerRuntime of worker pool pool-a of shoot p/s (clusterOf's).
 func poolAContainerRuntime() *extensionsv1alpha1.ContainerRuntime {
-	return &extensionsv1alpha1.ContainerRuntime{
-		ObjectMeta: metav1.ObjectMeta{Name: "gvisor", Namespace: "shoot--p--s"},
-		Spec: extensionsv1alpha1.ContainerRuntimeSpec{
-			BinaryPath:  "/var/bin/containerruntimes",
-			DefaultSpec: extensionsv1alpha1.DefaultSpec{Type: Type},
-			WorkerPool: extensionsv1alpha1.ContainerRuntimeWorkerPool{Name: "pool-a",
-				Selector: metav1.LabelSelector{MatchLabels: map[string]string{"worker.gardener.cloud/pool": "pool-a"}}},
-		},
-	}
+	return gardenerfixtures.ContainerRuntime(gardenerfixtures.Namespace(shootOf("")), "pool-a", nil, v1beta1constants.GardenerOperationReconcile)
+}
+
+// shootOf is shoot p/s on Kubernetes version with workers, as gardener-apiserver stores it.
+func shootOf(version string, workers ...gardencorev1beta1.Worker) *gardencorev1beta1.Shoot {
+	return gardenerfixtures.Shoot("p", "s", version, workers...)
+}
+
+// clusterOf is the Cluster the extension library passes the actuator for shoot (gardenlet's, decoded).
+func clusterOf(shoot *gardencorev1beta1.Shoot) *extensionscontroller.Cluster {
+	return gardenerfixtures.DecodedCluster(shoot)
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
@@ -85,12 +86,13 @@ func (c shootCase) args(root, overwrite string) []string {
 
 // cluster is the Cluster the extension library passes the actuator for the case's shoot.
 func (c shootCase) cluster() *extensionscontroller.Cluster {
-	shoot := &gardencorev1beta1.Shoot{Spec: gardencorev1beta1.ShootSpec{Kubernetes: gardencorev1beta1.Kubernetes{Version: c.version}}}
+	var workers []gardencorev1beta1.Worker
 	for _, pool := range slices.Sorted(maps.Keys(c.archs)) {
-		shoot.Spec.Provider.Workers = append(shoot.Spec.Provider.Workers,
-			gardencorev1beta1.Worker{Name: pool, Machine: gardencorev1beta1.Machine{Type: "m", Architecture: ptr.To(c.archs[pool])}})
+		w := gardenerfixtures.Worker(pool, gardenerfixtures.GVisor(nil))
+		w.Machine.Architecture = ptr.To(c.archs[pool])
+		workers = append(workers, w)
 	}
-	return &extensionscontroller.Cluster{Shoot: shoot}
+	return clusterOf(shootOf(c.version, workers...))
 }
 
 // controllerObjects is what the actuator deploys for every ContainerRuntime of the case, one reconcile (or

@@ -11,14 +11,16 @@ import (
 
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 )
 
 // The uninstall is skipped exactly when the shoot's nodes go anyway or are gone.
 func TestSkipUninstall(t *testing.T) {
 	shoot := func(mutate func(*gardencorev1beta1.Shoot)) *extensionscontroller.Cluster {
-		s := &gardencorev1beta1.Shoot{}
+		s := shootOf("1.33.4", gardenerfixtures.Worker("pool-a", gardenerfixtures.GVisor(nil)))
 		mutate(s)
-		return &extensionscontroller.Cluster{Shoot: s}
+		return clusterOf(s)
 	}
 	now := metav1.Now()
 	for name, tc := range map[string]struct {

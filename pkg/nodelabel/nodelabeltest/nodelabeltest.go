@@ -26,8 +26,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
+	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
+
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
 )
 
@@ -35,9 +40,7 @@ const (
 	// PolicyName is the ValidatingAdmissionPolicy of the RuntimeClass chart that confines the installers.
 	PolicyName = "gvisor-node-ready-label"
 	// PoolLabel is Gardener's label of a node's worker pool.
-	PoolLabel = "worker.gardener.cloud/pool"
-	// BinaryPath is the installations' binaryPath.
-	BinaryPath = "/var/bin/containerruntimes"
+	PoolLabel = v1beta1constants.LabelWorkerPool
 )
 
 // APIServer is a real etcd + kube-apiserver with RBAC, the ServiceAccount admission plugin (envtest switches it off
@@ -101,8 +104,8 @@ func (s *APIServer) RequestToken(ctx context.Context, t testing.TB, sa string, p
 	return resp.Status.Token
 }
 
-// ApplyRendered creates every object pkg/render renders with the readiness gate on, as gardener-resource-manager
-// would in a shoot: the RuntimeClass chart once and one installation chart per pool (selecting PoolLabel=pool).
+// ApplyRendered creates every object pkg/render renders with the readiness gate on for the pools' ContainerRuntimes,
+// as gardener-resource-manager would in a shoot: the RuntimeClass chart once and one installation chart per pool.
 func (s *APIServer) ApplyRendered(ctx context.Context, t testing.TB, pools ...string) {
 	t.Helper()
 	images, err := imagevector.ForVersion("v0.0.0-dev")
@@ -113,19 +116,18 @@ func (s *APIServer) ApplyRendered(ctx context.Context, t testing.TB, pools ...st
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := r.RuntimeClass(render.RuntimeClassValues{ReadinessGate: true})
+	// What the controller renders, with the gate on, for the pools' ContainerRuntimes as gardenlet writes them.
+	var crs []*extensionsv1alpha1.ContainerRuntime
+	for _, pool := range pools {
+		crs = append(crs, gardenerfixtures.ContainerRuntime(gardenerfixtures.Namespace(shoot(pool)), pool, nil, ""))
+	}
+	out, err := r.Shoot(render.Settings{ReadinessGate: true}, render.ShootInput{ContainerRuntimes: crs, KubernetesVersion: kubernetesVersion})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, pool := range pools {
-		inst, err := r.Installation(render.InstallationValues{
-			WorkerPool: pool, BinaryPath: BinaryPath, ReadinessGate: true,
-			NodeSelector: map[string]string{PoolLabel: pool},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m = m.Append(inst)
+	m := out.RuntimeClass
+	for _, p := range out.Pools {
+		m = m.Append(p.Installation)
 	}
 	c, err := client.New(s.Config, client.Options{})
 	if err != nil {
@@ -138,15 +140,12 @@ func (s *APIServer) ApplyRendered(ctx context.Context, t testing.TB, pools ...st
 	}
 }
 
-// CreateNode creates node name of pool with Gardener's labels and a taint (the installation tolerates every taint).
+// CreateNode creates node name of gVisor pool pool with the labels gardenlet gives its machines and a taint (the
+// installation tolerates every taint).
 func (s *APIServer) CreateNode(ctx context.Context, t testing.TB, name, pool string) {
 	t.Helper()
-	node := &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
-			PoolLabel: pool, "worker.gardener.cloud/cri-name": "containerd", "containerruntime.worker.gardener.cloud/gvisor": "true",
-		}},
-		Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: "example.com/dedicated", Value: "gvisor", Effect: corev1.TaintEffectNoSchedule}}},
-	}
+	node := gardenerfixtures.Node(shoot(pool), pool, name)
+	node.Spec.Taints = []corev1.Taint{{Key: "example.com/dedicated", Value: "gvisor", Effect: corev1.TaintEffectNoSchedule}}
 	if _, err := s.Admin.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -224,4 +223,12 @@ func (s *APIServer) NodeLabels(ctx context.Context, t testing.TB, name string) m
 		t.Fatal(err)
 	}
 	return n.Labels
+}
+
+// kubernetesVersion is the shoot's: one with ValidatingAdmissionPolicy, so the readiness gate renders.
+const kubernetesVersion = "1.33.4"
+
+// shoot is a shoot with gVisor on pool, for gardenlet's objects of that pool.
+func shoot(pool string) *gardencorev1beta1.Shoot {
+	return gardenerfixtures.Shoot("nodelabel", "test", kubernetesVersion, gardenerfixtures.Worker(pool, gardenerfixtures.GVisor(nil)))
 }

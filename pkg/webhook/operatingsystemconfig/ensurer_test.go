@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	extensionsv1alpha1helper "github.com/gardener/gardener/pkg/api/extensions/v1alpha1/helper"
+	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -24,6 +25,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	osc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig/osctest"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
@@ -125,13 +127,9 @@ func TestRunscTomlIsTheDaemonSets(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("Additions: ok=%v, %v", ok, err)
 	}
-	cr := &extensionsv1alpha1.ContainerRuntime{}
-	cr.Name, cr.Namespace = osctest.GVisorPool+"-gvisor", osctest.Namespace
-	cr.Spec.Type, cr.Spec.BinaryPath = "gvisor", extensionsv1alpha1.ContainerDRuntimeContainersBinFolder
-	cr.Spec.WorkerPool.Name = osctest.GVisorPool
-	cr.Spec.WorkerPool.Selector.MatchLabels = map[string]string{"worker.gardener.cloud/pool": osctest.GVisorPool}
-	cr.Spec.ProviderConfig = shoot.Spec.Provider.Workers[0].CRI.ContainerRuntimes[0].ProviderConfig
-	objs, err := r.Shoot(render.Settings{DeliveryMode: delivery.DaemonSet}, render.ShootInput{ContainerRuntimes: []*extensionsv1alpha1.ContainerRuntime{cr},
+	// The DaemonSet mode renders the ContainerRuntime gardenlet writes for the shoot's gVisor pool.
+	crs := gardenerfixtures.ContainerRuntimes(osctest.Namespace, v1beta1constants.GardenerOperationReconcile, shoot.Spec.Provider.Workers...)
+	objs, err := r.Shoot(render.Settings{DeliveryMode: delivery.DaemonSet}, render.ShootInput{ContainerRuntimes: crs,
 		KubernetesVersion: osctest.KubernetesVersion, Architectures: map[string]string{osctest.GVisorPool: "amd64"}})
 	if err != nil {
 		t.Fatal(err)
@@ -259,5 +257,44 @@ func TestDaemonSetMode(t *testing.T) {
 	fresh := osctest.OSC(osctest.GVisorPool)
 	if got := mutate(t, ds, true, fresh, nil); !bytes.Equal(marshal(t, fresh), marshal(t, got)) {
 		t.Errorf("DaemonSet mode mutated a fresh gVisor pool's OSC:\n%s", cmp.Diff(fresh, got))
+	}
+}
+
+// TestGardenletsOwnContentSurvives: on the pool's OSC exactly as gardenlet writes it (its kubelet, containerd,
+// node-agent units and files), the webhook adds gVisor and then the removal without touching, replacing or
+// shadowing anything of gardenlet's: every unit and file of gardenlet's is still there byte for byte, and none of
+// ours has a path or name of gardenlet's.
+func TestGardenletsOwnContentSurvives(t *testing.T) {
+	gardenlet := osctest.GardenletOSCs(osctest.GVisorPool).Reconcile
+	installed := mutate(t, newEnsurer(t, osc.Options{}), true, gardenlet, nil)
+	removed := mutate(t, newEnsurer(t, osc.Options{DeliveryMode: delivery.DaemonSet}), true, gardenlet, installed)
+	for name, out := range map[string]*extensionsv1alpha1.OperatingSystemConfig{"installed": installed, "removed": removed} {
+		units := map[string][]byte{}
+		for _, u := range out.Spec.Units {
+			units[u.Name] = marshal(t, u)
+		}
+		files := map[string][]byte{}
+		for _, f := range out.Spec.Files {
+			files[f.Path] = marshal(t, f)
+		}
+		for _, u := range gardenlet.Spec.Units {
+			if got := units[u.Name]; !bytes.Equal(got, marshal(t, u)) {
+				t.Errorf("%s: gardenlet's unit %s changed:\n%s", name, u.Name, cmp.Diff(string(marshal(t, u)), string(got)))
+			}
+		}
+		for _, f := range gardenlet.Spec.Files {
+			if got := files[f.Path]; !bytes.Equal(got, marshal(t, f)) {
+				t.Errorf("%s: gardenlet's file %s changed:\n%s", name, f.Path, cmp.Diff(string(marshal(t, f)), string(got)))
+			}
+		}
+		if len(out.Spec.Units) < len(gardenlet.Spec.Units) || len(out.Spec.Files) < len(gardenlet.Spec.Files) {
+			t.Errorf("%s: %d units and %d files, gardenlet wrote %d and %d", name, len(out.Spec.Units), len(out.Spec.Files), len(gardenlet.Spec.Units), len(gardenlet.Spec.Files))
+		}
+		if len(units) != len(out.Spec.Units) || len(files) != len(out.Spec.Files) {
+			t.Errorf("%s: a unit name or file path appears twice (ours shadows gardenlet's)", name)
+		}
+	}
+	if len(installed.Spec.Files) == len(gardenlet.Spec.Files) {
+		t.Errorf("the webhook added no file to gardenlet's OSC")
 	}
 }

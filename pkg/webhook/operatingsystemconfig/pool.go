@@ -20,8 +20,9 @@ type poolRuntime struct {
 	// field names the Shoot field the ContainerRuntime comes from, for errors.
 	field string
 	// cr is the ContainerRuntime gardenlet creates for the pool (gardener pkg/component/extensions/containerruntime:
-	// binaryPath ContainerDRuntimeContainersBinFolder, the pool's selector, the Shoot's providerConfig). It is built
-	// here instead of read from the seed: gardenlet may write the OSC before the ContainerRuntime.
+	// name <type>-<pool>, binaryPath ContainerDRuntimeContainersBinFolder, the pool's selector, the Shoot's
+	// providerConfig; a test holds it to gardenlet's). It is built here instead of read from the seed: gardenlet may
+	// write the OSC before the ContainerRuntime. Its name appears only in errors.
 	cr *extensionsv1alpha1.ContainerRuntime
 	// architecture and kubernetesVersion select the release sums and the image vector entry, as in the controller.
 	architecture      string
@@ -49,7 +50,7 @@ func gvisorPool(opts Options, cluster *extensionscontroller.Cluster, pool string
 			pr := &poolRuntime{
 				field: fmt.Sprintf("spec.provider.workers[%d].cri.containerRuntimes[%d]", i, j),
 				cr: &extensionsv1alpha1.ContainerRuntime{
-					ObjectMeta: metav1.ObjectMeta{Name: pool + "-" + r.Type, Namespace: cluster.ObjectMeta.Name},
+					ObjectMeta: metav1.ObjectMeta{Name: r.Type + "-" + pool, Namespace: cluster.ObjectMeta.Name},
 					Spec: extensionsv1alpha1.ContainerRuntimeSpec{
 						BinaryPath: extensionsv1alpha1.ContainerDRuntimeContainersBinFolder,
 						WorkerPool: extensionsv1alpha1.ContainerRuntimeWorkerPool{

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"slices"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -106,9 +105,9 @@ func mayDropRemoval(removal *RemovalStatus, old *extensionsv1alpha1.OperatingSys
 }
 
 // ReadRemovalStatus reads, through reader (the API server, not a cache: a stale record must not be missed, and
-// only what the controller wrote last counts), the RemovalStatus of the pool's ContainerRuntime
-// "<pool>-gvisor" in old's namespace, when the update from old could drop the remove entry at all (old carries only
-// it); nil otherwise, and when the ContainerRuntime does not exist (gVisor left the pool: the remove entry stays).
+// only what the controller wrote last counts), the RemovalStatus of the pool's gvisor ContainerRuntime in old's
+// namespace, when the update from old could drop the remove entry at all (old carries only it); nil otherwise, and
+// when the pool has no gvisor ContainerRuntime (gVisor left the pool: the remove entry stays).
 func ReadRemovalStatus(ctx context.Context, reader client.Reader, old *extensionsv1alpha1.OperatingSystemConfig) (*RemovalStatus, error) {
 	pool := ""
 	if old != nil {
@@ -117,13 +116,9 @@ func ReadRemovalStatus(ctx context.Context, reader client.Reader, old *extension
 	if pool == "" || !RemovalOnly(old) {
 		return nil, nil
 	}
-	cr := &extensionsv1alpha1.ContainerRuntime{}
-	key := client.ObjectKey{Namespace: old.Namespace, Name: pool + "-" + render.Type}
-	if err := reader.Get(ctx, key, cr); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("reading ContainerRuntime %s (its status.providerStatus says whether every node applied the remove entry): %w", key, err)
+	cr, err := poolContainerRuntime(ctx, reader, old.Namespace, pool)
+	if err != nil || cr == nil {
+		return nil, err
 	}
 	s, err := RemovalStatusOf(cr)
 	if err != nil {
@@ -133,4 +128,29 @@ func ReadRemovalStatus(ctx context.Context, reader client.Reader, old *extension
 		return nil, nil //nolint:nilerr // an unreadable record is no record, never a failed OSC write
 	}
 	return s, nil
+}
+
+// poolContainerRuntime returns the ContainerRuntime of type gvisor whose spec.workerPool.name is pool in namespace,
+// nil if there is none or more than one. It matches the spec instead of guessing the name: gardenlet names it
+// <type>-<pool> (getContainerRuntimeName in Gardener's pkg/component/extensions/containerruntime), but that is an
+// unexported detail of gardenlet, while spec.type and spec.workerPool.name are the API the controller itself reads
+// the pool from. The list is short (one object per pool and runtime type) and read only while an OSC carries
+// nothing of ours but the remove entry, during a switch to the DaemonSet.
+func poolContainerRuntime(ctx context.Context, reader client.Reader, namespace, pool string) (*extensionsv1alpha1.ContainerRuntime, error) {
+	list := &extensionsv1alpha1.ContainerRuntimeList{}
+	if err := reader.List(ctx, list, client.InNamespace(namespace)); err != nil {
+		return nil, fmt.Errorf("listing the ContainerRuntimes in %s to find worker pool %q's (its status.providerStatus says whether every node applied the remove entry): %w", namespace, pool, err)
+	}
+	var found *extensionsv1alpha1.ContainerRuntime
+	for i := range list.Items {
+		if cr := &list.Items[i]; cr.Spec.Type == render.Type && cr.Spec.WorkerPool.Name == pool {
+			if found != nil {
+				// Gardenlet writes one per pool and type; of two, neither record can be trusted to be the pool's:
+				// the remove entry stays.
+				return nil, nil
+			}
+			found = cr
+		}
+	}
+	return found, nil
 }

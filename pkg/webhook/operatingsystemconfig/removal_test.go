@@ -8,12 +8,18 @@ import (
 	"context"
 	"testing"
 
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 	osc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig/osctest"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 )
 
 // stored gives o the UID and generation the API server would have stored it with.
@@ -49,13 +55,21 @@ func mutateFrom(t *testing.T, e *osc.Ensurer, withGVisor bool, out, old *extensi
 	return out
 }
 
+// switchedToDaemonSet is the DaemonSet mode's ensurer and the gVisor pool's stored OSCs of a switch to it:
+// installed (generation 1, gVisor added in the OSC mode) and removed (generation 2, only the remove entry).
+func switchedToDaemonSet(t *testing.T) (ds *osc.Ensurer, installed, removed *extensionsv1alpha1.OperatingSystemConfig) {
+	t.Helper()
+	ds = newEnsurer(t, osc.Options{DeliveryMode: delivery.DaemonSet})
+	installed = stored(mutate(t, newEnsurer(t, osc.Options{}), true, osctest.OSC(osctest.GVisorPool), nil), 1)
+	removed = stored(mutate(t, ds, true, osctest.OSC(osctest.GVisorPool), installed), 2)
+	return ds, installed, removed
+}
+
 // TestRemovalDroppedAtRecordedGeneration: the remove entry goes exactly when the old OSC is the version the
 // controller recorded (same UID and generation) and carries only the remove entry; every other case keeps it, or
 // (gVisor delivered through the OSC again) adds gVisor.
 func TestRemovalDroppedAtRecordedGeneration(t *testing.T) {
-	ds := newEnsurer(t, osc.Options{DeliveryMode: delivery.DaemonSet})
-	installed := stored(mutate(t, newEnsurer(t, osc.Options{}), true, osctest.OSC(osctest.GVisorPool), nil), 1)
-	removed := stored(mutate(t, ds, true, osctest.OSC(osctest.GVisorPool), installed), 2)
+	ds, installed, removed := switchedToDaemonSet(t)
 	if !osc.RemovalOnly(removed) || osc.RemovalOnly(installed) || osc.RemovalOnly(osctest.OSC(osctest.GVisorPool)) {
 		t.Fatal("RemovalOnly: want true only for the OSC carrying the remove entry alone")
 	}
@@ -107,5 +121,85 @@ func TestRemovalStatusOf(t *testing.T) {
 	cr.Status.ProviderStatus.Raw = []byte(`[`)
 	if _, err := osc.RemovalStatusOf(cr); err == nil || !bytes.Contains([]byte(err.Error()), []byte("status.providerStatus")) {
 		t.Errorf("garbage: want an error naming status.providerStatus, got %v", err)
+	}
+}
+
+// seedWith is a seed holding the ContainerRuntimes gardenlet writes for workers in osctest's namespace: the gvisor
+// one of GVisorPool carries record as its status.providerStatus, every other one others.
+func seedWith(t *testing.T, record, others *runtime.RawExtension, workers ...gardencorev1beta1.Worker) client.Client {
+	t.Helper()
+	b := fakeclient.NewClientBuilder().WithScheme(seedScheme(t))
+	for _, cr := range gardenerfixtures.ContainerRuntimes(osctest.Namespace, v1beta1constants.GardenerOperationReconcile, workers...) {
+		cr.Status.ProviderStatus = others
+		if cr.Spec.Type == "gvisor" && cr.Spec.WorkerPool.Name == osctest.GVisorPool {
+			cr.Status.ProviderStatus = record
+		}
+		b = b.WithObjects(cr)
+	}
+	return b.Build()
+}
+
+func seedScheme(t *testing.T) *runtime.Scheme {
+	t.Helper()
+	s := runtime.NewScheme()
+	if err := extensionsv1alpha1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestReadRemovalStatusFindsGardenletsContainerRuntime: the webhook finds the controller's record on the pool's
+// ContainerRuntime as gardenlet names and writes it, beside another runtime type of the same pool and another
+// pool's gvisor runtime (with records of their own), and the update from the recorded OSC then drops the remove
+// entry (the switch to the DaemonSet completes). Without a gvisor ContainerRuntime of the pool there is no record,
+// whatever the others carry.
+func TestReadRemovalStatusFindsGardenletsContainerRuntime(t *testing.T) {
+	ds, _, removed := switchedToDaemonSet(t)
+	ctx := context.Background()
+	other := gardencorev1beta1.ContainerRuntime{Type: "other"}
+
+	seed := seedWith(t, osc.NewRemovalStatus(removed), osc.NewRemovalStatus(stored(removed, 1)),
+		gardenerfixtures.Worker(osctest.GVisorPool, other, gardenerfixtures.GVisor(nil)),
+		gardenerfixtures.Worker(osctest.OtherPool, gardenerfixtures.GVisor(nil)))
+	r, err := osc.ReadRemovalStatus(ctx, seed, removed)
+	if err != nil || r == nil || r.RemovalAppliedOSCUID != removed.UID || r.RemovalAppliedAtGeneration != removed.Generation {
+		t.Fatalf("ReadRemovalStatus = %+v, %v: want the record of OSC %s generation %d on gardenlet's ContainerRuntime %s",
+			r, err, removed.UID, removed.Generation, gardenerfixtures.ContainerRuntimeKey(osctest.Namespace, osctest.GVisorPool))
+	}
+	if got := mutateWith(t, ds, true, removed, r); osc.RemovalOnly(got) {
+		t.Errorf("the record on gardenlet's ContainerRuntime must drop the remove entry: %v", got.Spec.CRIConfig.Containerd.Plugins)
+	}
+
+	for name, workers := range map[string][]gardencorev1beta1.Worker{
+		"no ContainerRuntime":                   nil,
+		"only another pool's gvisor":            {gardenerfixtures.Worker(osctest.OtherPool, gardenerfixtures.GVisor(nil))},
+		"only another runtime type of the pool": {gardenerfixtures.Worker(osctest.GVisorPool, other)},
+	} {
+		if r, err := osc.ReadRemovalStatus(ctx, seedWith(t, nil, osc.NewRemovalStatus(removed), workers...), removed); r != nil || err != nil {
+			t.Errorf("%s: ReadRemovalStatus = %+v, %v; want no record", name, r, err)
+		}
+	}
+}
+
+// TestPoolContainerRuntimeIsGardenlets: the ContainerRuntime the webhook builds from the Shoot for rendering (the
+// OSC may come before the ContainerRuntime) is named and specified as the one gardenlet writes for the pool, so
+// what the webhook renders, and the errors it names, are the controller's.
+func TestPoolContainerRuntimeIsGardenlets(t *testing.T) {
+	shoot := osctest.Shoot(true, osctest.ProviderConfig)
+	got := osc.PoolContainerRuntime(osctest.Cluster(shoot), osctest.GVisorPool)
+	var want *extensionsv1alpha1.ContainerRuntime
+	for _, cr := range gardenerfixtures.ContainerRuntimes(osctest.Namespace, "", shoot.Spec.Provider.Workers...) {
+		if cr.Spec.WorkerPool.Name == osctest.GVisorPool {
+			want = cr
+		}
+	}
+	if got == nil || want == nil {
+		t.Fatalf("webhook's ContainerRuntime %v, gardenlet's %v", got, want)
+	}
+	if got.Name != want.Name || got.Namespace != want.Namespace {
+		t.Errorf("the webhook names the pool's ContainerRuntime %s/%s, gardenlet %s/%s", got.Namespace, got.Name, want.Namespace, want.Name)
+	}
+	if diff := cmp.Diff(want.Spec, got.Spec); diff != "" {
+		t.Errorf("spec differs from gardenlet's (-gardenlet +webhook):\n%s", diff)
 	}
 }

@@ -15,11 +15,13 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
 	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/oscstate"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 )
 
 // oscControllerArgs are the controller flags of the OperatingSystemConfig mode in the demo: the mode, and the
@@ -55,29 +57,26 @@ func markShootNamespace(objs []client.Object) {
 	}
 }
 
-// showMutatedOSC writes the reconcile OSC of cr's pool the way gardenlet does (labels, purpose, criConfig; a
-// kubelet unit standing for the rest), lets the API server send it through the extension's webhook, and prints what
-// is stored: gVisor's files, its containerd plugin entry and the sandbox-proof unit.
+// showMutatedOSC writes the reconcile OSC of cr's pool the way gardenlet does (its name, labels, purpose and
+// criConfig for the Cluster's Shoot, from gardenlet's own code; one kubelet unit standing for the rest), lets the
+// API server send it through the extension's webhook, and prints what is stored: gVisor's files, its containerd
+// plugin entry and the sandbox-proof unit.
 func showMutatedOSC(ctx context.Context, c client.Client, cr *extensionsv1alpha1.ContainerRuntime) error {
 	pool := cr.Spec.WorkerPool.Name
-	osc := &extensionsv1alpha1.OperatingSystemConfig{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: "gardener-node-agent-" + pool + "-0123456789abcdef-original", Namespace: cr.Namespace,
-			Labels: map[string]string{v1beta1constants.LabelWorkerPool: pool},
-		},
-		Spec: extensionsv1alpha1.OperatingSystemConfigSpec{
-			DefaultSpec: extensionsv1alpha1.DefaultSpec{Type: "gardenlinux"},
-			Purpose:     extensionsv1alpha1.OperatingSystemConfigPurposeReconcile,
-			CRIConfig: &extensionsv1alpha1.CRIConfig{
-				Name: extensionsv1alpha1.CRINameContainerD, CgroupDriver: ptr.To(extensionsv1alpha1.CgroupDriverSystemd),
-				Containerd: &extensionsv1alpha1.ContainerdConfig{SandboxImage: "registry.k8s.io/pause:3.10"},
-			},
-			Units: []extensionsv1alpha1.Unit{{
-				Name: "kubelet.service", Command: ptr.To(extensionsv1alpha1.CommandStart), Enable: ptr.To(true),
-				Content: ptr.To("[Unit]\nDescription=kubelet daemon\n[Service]\nExecStart=/opt/bin/kubelet\n"),
-			}},
-		},
+	cluster, err := extensionscontroller.GetCluster(ctx, c, cr.Namespace)
+	if err != nil {
+		return fmt.Errorf("reading the Cluster %s for the Shoot of worker pool %s: %w", cr.Namespace, pool, err)
 	}
+	oscs, ok := gardenerfixtures.OperatingSystemConfigs(cluster.Shoot)[pool]
+	if !ok {
+		return fmt.Errorf("the Shoot in Cluster %s has no worker pool %s", cr.Namespace, pool)
+	}
+	osc := oscs.Reconcile
+	osc.Spec.Units = []extensionsv1alpha1.Unit{{
+		Name: "kubelet.service", Command: ptr.To(extensionsv1alpha1.CommandStart), Enable: ptr.To(true),
+		Content: ptr.To("[Unit]\nDescription=kubelet daemon\n[Service]\nExecStart=/opt/bin/kubelet\n"),
+	}}
+	osc.Spec.Files = nil
 	if err := c.Create(ctx, osc); err != nil {
 		return fmt.Errorf("writing the reconcile OperatingSystemConfig of worker pool %s (the webhook mutates it): %w", pool, err)
 	}

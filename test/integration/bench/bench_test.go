@@ -27,6 +27,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 
@@ -36,6 +37,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
@@ -101,15 +103,25 @@ var namespaces atomic.Int64
 // newShootNamespace creates a shoot namespace with its Cluster.
 func newShootNamespace(b *testing.B, c client.Client) string {
 	b.Helper()
-	ns := fmt.Sprintf("shoot--bench--n%d", namespaces.Add(1))
+	shoot := gardenerfixtures.Shoot("bench", fmt.Sprintf("n%d", namespaces.Add(1)), "1.34.1")
+	ns := gardenerfixtures.Namespace(shoot)
 	ctx := context.Background()
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		b.Fatal(err)
 	}
-	if err := c.Create(ctx, envtest.Cluster(ns, "bench", "1.34.1")); err != nil {
+	if err := c.Create(ctx, gardenerfixtures.Cluster(shoot)); err != nil {
 		b.Fatal(err)
 	}
 	return ns
+}
+
+// gvisorWorkers are n worker pools p0, p1, ... with gvisor.
+func gvisorWorkers(n int) []gardencorev1beta1.Worker {
+	workers := make([]gardencorev1beta1.Worker, n)
+	for i := range workers {
+		workers[i] = gardenerfixtures.Worker(fmt.Sprintf("p%d", i), gardenerfixtures.GVisor(nil))
+	}
+	return workers
 }
 
 // BenchmarkReconcileThroughput creates a few hundred pools' ContainerRuntimes at once (as gardenlet does for a
@@ -123,11 +135,10 @@ func BenchmarkReconcileThroughput(b *testing.B) {
 			for range b.N {
 				b.StopTimer()
 				ns := newShootNamespace(b, s.Client)
+				crs := gardenerfixtures.ContainerRuntimes(ns, v1beta1constants.GardenerOperationReconcile, gvisorWorkers(pools)...)
 				b.StartTimer()
 				start := time.Now()
-				parallel(b, pools, func(i int) error {
-					return s.Client.Create(context.Background(), envtest.ContainerRuntime(ns, fmt.Sprintf("gvisor-p%d", i), fmt.Sprintf("p%d", i), nil, v1beta1constants.GardenerOperationReconcile))
-				})
+				parallel(b, pools, func(i int) error { return s.Client.Create(context.Background(), crs[i]) })
 				waitAll(b, s.Client, ns, pools, func(cr *extensionsv1alpha1.ContainerRuntime) bool {
 					op := cr.Status.LastOperation
 					return op != nil && op.State == "Succeeded" && cr.Annotations[v1beta1constants.GardenerOperation] == ""
@@ -157,7 +168,7 @@ func BenchmarkNoOpReconcile(b *testing.B) {
 	s := stack(b)
 	ctx := context.Background()
 	ns := newShootNamespace(b, s.Client)
-	cr := envtest.ContainerRuntime(ns, "gvisor-pool", "pool", []byte(`{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration","configFlags":{"net-raw":"true"}}`), v1beta1constants.GardenerOperationReconcile)
+	cr := gardenerfixtures.ContainerRuntime(ns, "pool", []byte(`{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration","configFlags":{"net-raw":"true"}}`), v1beta1constants.GardenerOperationReconcile)
 	if err := s.Client.Create(ctx, cr); err != nil {
 		b.Fatal(err)
 	}

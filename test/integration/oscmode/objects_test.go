@@ -5,9 +5,6 @@ package oscmode
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -20,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
@@ -36,7 +34,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version"
 	oscwebhook "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig/osctest"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
@@ -45,10 +43,13 @@ const (
 	waitTimeout = 90 * time.Second
 )
 
-// shoot is one shoot namespace of a test, with its Cluster, shoot access secret and pool's ContainerRuntime.
+// shoot is one shoot namespace of a test, with its Cluster, shoot access secret and pool's ContainerRuntime, all
+// as gardenlet writes them (test/gardenerfixtures) for the shoot's spec.
 type shoot struct {
-	t       *testing.T
-	c       client.Client
+	t *testing.T
+	c client.Client
+	// spec is the Shoot in the garden (with the pool's machine image version: a new one is a rolling update).
+	spec    *gardencorev1beta1.Shoot
 	ns      string
 	cleaned bool
 }
@@ -71,14 +72,12 @@ func newShoot(t *testing.T, name string) *shoot {
 	testutil.Must(t, extensionscontroller.AddToScheme(scheme))
 	c, err := client.New(env.cp.Config, client.Options{Scheme: scheme})
 	testutil.Must(t, err)
-	sh := &shoot{t: t, c: c, ns: "shoot--osc--" + name}
+	spec := gardenerfixtures.Shoot("osc", name, osctest.KubernetesVersion,
+		gardenerfixtures.Worker(pool, gardenerfixtures.GVisor(nil)), gardenerfixtures.Worker(osctest.OtherPool))
+	sh := &shoot{t: t, c: c, spec: spec, ns: gardenerfixtures.Namespace(spec)}
 	ctx := context.Background()
 	testutil.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: sh.ns}}))
-	cluster := envtest.Cluster(sh.ns, name, osctest.KubernetesVersion)
-	raw, err := json.Marshal(osctest.Shoot(true, ""))
-	testutil.Must(t, err)
-	cluster.Spec.Shoot = runtime.RawExtension{Raw: raw}
-	testutil.Must(t, c.Create(ctx, cluster))
+	testutil.Must(t, c.Create(ctx, gardenerfixtures.Cluster(spec)))
 	kubeconfig, err := os.ReadFile(env.cp.KubeconfigPath)
 	testutil.Must(t, err)
 	testutil.Must(t, c.Create(ctx, &corev1.Secret{
@@ -150,15 +149,41 @@ func (sh *shoot) exists(obj client.Object) error {
 	return sh.c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj)
 }
 
+// runtime is the pool's ContainerRuntime where gardenlet writes it.
 func (sh *shoot) runtime() *extensionsv1alpha1.ContainerRuntime {
-	return &extensionsv1alpha1.ContainerRuntime{ObjectMeta: metav1.ObjectMeta{Namespace: sh.ns, Name: pool + "-gvisor"}}
+	key := gardenerfixtures.ContainerRuntimeKey(sh.ns, pool)
+	return &extensionsv1alpha1.ContainerRuntime{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
 }
 
-// createRuntime creates the pool's ContainerRuntime as gardenlet does (operation annotation reconcile).
+// createRuntime creates the shoot's ContainerRuntimes as gardenlet does (its Deploy: operation reconcile).
 func (sh *shoot) createRuntime() {
 	sh.t.Helper()
-	cr := envtest.ContainerRuntime(sh.ns, pool+"-gvisor", pool, nil, v1beta1constants.GardenerOperationReconcile)
-	testutil.Must(sh.t, sh.c.Create(context.Background(), cr))
+	for _, cr := range gardenerfixtures.ContainerRuntimes(sh.ns, v1beta1constants.GardenerOperationReconcile, sh.spec.Spec.Provider.Workers...) {
+		testutil.Must(sh.t, sh.c.Create(context.Background(), cr))
+	}
+}
+
+// roll is a rolling update of the pool: a new machine image version, so gardenlet computes a new key for the pool
+// and writes a new OSC object and OSC secret (the old OSC object stays until the test deletes it). gardenlet syncs
+// the Cluster first.
+func (sh *shoot) roll() {
+	sh.t.Helper()
+	for i := range sh.spec.Spec.Provider.Workers {
+		if w := &sh.spec.Spec.Provider.Workers[i]; w.Name == pool {
+			w.Machine.Image.Version = ptr.To(*w.Machine.Image.Version + ".1")
+		}
+	}
+	ctx := context.Background()
+	cluster := &extensionsv1alpha1.Cluster{}
+	testutil.Must(sh.t, sh.c.Get(ctx, client.ObjectKey{Name: sh.ns}, cluster))
+	patch := client.MergeFrom(cluster.DeepCopy())
+	cluster.Spec = gardenerfixtures.Cluster(sh.spec).Spec
+	testutil.Must(sh.t, sh.c.Patch(ctx, cluster, patch))
+}
+
+// gardenlet is what gardenlet writes for the pool now: its reconcile OSC and its OSC secret's name.
+func (sh *shoot) gardenlet() gardenerfixtures.PoolOSCs {
+	return gardenerfixtures.OperatingSystemConfigs(sh.spec)[pool]
 }
 
 // annotate sets the gardener.cloud/operation annotation (gardenlet's next reconcile, migrate, restore).
@@ -246,13 +271,13 @@ func ensurer(t *testing.T, mode delivery.Mode) *oscwebhook.Ensurer {
 	return oscwebhook.NewEnsurer(r, oscwebhook.Options{DeliveryMode: mode})
 }
 
-// writeOSC plays gardenlet writing the pool's reconcile OSC named name, mutated by the webhook in mode (old: the
-// stored one, as the API server hands it to the webhook), and returns what is stored.
-func (sh *shoot) writeOSC(name string, mode delivery.Mode) *extensionsv1alpha1.OperatingSystemConfig {
+// writeOSC plays gardenlet writing the pool's reconcile OSC (osctest's content under gardenlet's name for the
+// shoot's current spec), mutated by the webhook in mode (old: the stored one, as the API server hands it to the
+// webhook), and returns what is stored.
+func (sh *shoot) writeOSC(mode delivery.Mode) *extensionsv1alpha1.OperatingSystemConfig {
 	sh.t.Helper()
 	ctx := context.Background()
-	osc := osctest.OSC(pool)
-	osc.Name, osc.Namespace = name, sh.ns
+	osc := osctest.OSCOf(sh.spec, pool)
 	old := &extensionsv1alpha1.OperatingSystemConfig{}
 	err := sh.c.Get(ctx, client.ObjectKeyFromObject(osc), old)
 	if apierrors.IsNotFound(err) {
@@ -263,7 +288,7 @@ func (sh *shoot) writeOSC(name string, mode delivery.Mode) *extensionsv1alpha1.O
 	// As the webhook's Mutator: the pool's ContainerRuntime record, read from the API server.
 	removal, err := oscwebhook.ReadRemovalStatus(ctx, sh.c, old)
 	testutil.Must(sh.t, err)
-	testutil.Must(sh.t, ensurer(sh.t, mode).MutateOSCWithRemoval(ctx, osctest.Cluster(osctest.Shoot(true, "")), osc, old, removal))
+	testutil.Must(sh.t, ensurer(sh.t, mode).MutateOSCWithRemoval(ctx, gardenerfixtures.DecodedCluster(sh.spec), osc, old, removal))
 	if old == nil {
 		testutil.Must(sh.t, sh.c.Create(ctx, osc))
 	} else {
@@ -273,41 +298,44 @@ func (sh *shoot) writeOSC(name string, mode delivery.Mode) *extensionsv1alpha1.O
 	return osc
 }
 
-// syncSecret plays gardenlet syncing osc into the pool's OSC secret in the shoot's kube-system (the data node-agent
-// downloads, its checksum annotation) and returns the checksum.
+// syncSecret plays gardenlet syncing osc into the pool's OSC secret in the shoot's kube-system (Gardener's
+// OperatingSystemConfigSecret: the data node-agent downloads, its checksum annotation), and gardener-resource-manager
+// deleting the pool's secret of an older key, and returns the checksum.
 func (sh *shoot) syncSecret(osc *extensionsv1alpha1.OperatingSystemConfig) string {
 	sh.t.Helper()
 	ctx := context.Background()
-	shootOSC := &extensionsv1alpha1.OperatingSystemConfig{
-		TypeMeta: metav1.TypeMeta{APIVersion: extensionsv1alpha1.SchemeGroupVersion.String(), Kind: "OperatingSystemConfig"},
-		Spec:     osc.Spec,
+	want := gardenerfixtures.OSCSecret(sh.c, osc, sh.gardenlet().SecretName, pool)
+	secrets := &corev1.SecretList{}
+	testutil.Must(sh.t, sh.c.List(ctx, secrets, client.InNamespace(metav1.NamespaceSystem), client.MatchingLabels(want.Labels)))
+	for i := range secrets.Items {
+		if secrets.Items[i].Name != want.Name {
+			testutil.Must(sh.t, sh.c.Delete(ctx, &secrets.Items[i]))
+		}
 	}
-	data, err := json.Marshal(shootOSC)
-	testutil.Must(sh.t, err)
-	sum := sha256.Sum256(data)
-	checksum := hex.EncodeToString(sum[:])
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceSystem, Name: "gardener-node-agent-" + pool + "-0123456789abcdef"}}
-	err = sh.c.Get(ctx, client.ObjectKeyFromObject(secret), secret)
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: want.Namespace, Name: want.Name}}
+	err := sh.c.Get(ctx, client.ObjectKeyFromObject(secret), secret)
 	if client.IgnoreNotFound(err) != nil {
 		sh.t.Fatal(err)
 	}
-	secret.Labels = map[string]string{v1beta1constants.GardenRole: v1beta1constants.GardenRoleOperatingSystemConfig, v1beta1constants.LabelWorkerPool: pool}
-	secret.Annotations = map[string]string{nodeagentconfigv1alpha1.AnnotationKeyChecksumDownloadedOperatingSystemConfig: checksum}
-	secret.Data = map[string][]byte{nodeagentconfigv1alpha1.DataKeyOperatingSystemConfig: data}
+	secret.Labels, secret.Annotations, secret.Data = want.Labels, want.Annotations, want.Data
 	if apierrors.IsNotFound(err) {
 		testutil.Must(sh.t, sh.c.Create(ctx, secret))
 	} else {
 		testutil.Must(sh.t, sh.c.Update(ctx, secret))
 	}
-	return checksum
+	return want.Annotations[nodeagentconfigv1alpha1.AnnotationKeyChecksumDownloadedOperatingSystemConfig]
 }
 
-// createNode creates a Node of the pool (as the kubelet registers it).
+// createNode creates a Node of the pool as its kubelet registers it, with the labels gardenlet gives the pool's
+// machines of the current key.
 func (sh *shoot) createNode(name string) {
 	sh.t.Helper()
-	testutil.Must(sh.t, sh.c.Create(context.Background(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{
-		Name: name, Labels: map[string]string{v1beta1constants.LabelWorkerPool: pool},
-	}}))
+	testutil.Must(sh.t, sh.c.Create(context.Background(), sh.node(name)))
+}
+
+// node is a Node of the pool with gardenlet's labels for the pool's current key.
+func (sh *shoot) node(name string) *corev1.Node {
+	return gardenerfixtures.Node(sh.spec, pool, name)
 }
 
 // applied plays node-agent finishing a reconcile of the OSC with checksum on node.

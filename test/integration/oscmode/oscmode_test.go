@@ -21,8 +21,6 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
-const oscName = "gardener-node-agent-" + pool + "-0123456789abcdef-original"
-
 // TestOSCModeLifecycleAndHealth: in the OperatingSystemConfig mode the controller deploys only the RuntimeClass (no
 // installation ManagedResource, no DaemonSet); EveryNodeReady follows what node-agent reports on the Nodes (not
 // applied: Progressing; applied: True; the sandbox-proof unit failed: False naming the node); migrate releases and
@@ -44,7 +42,7 @@ func TestOSCModeLifecycleAndHealth(t *testing.T) {
 	sh.createNode("osc-n0")
 	sh.createNode("osc-n1")
 	sh.waitCondition(gardencorev1beta1.ShootEveryNodeReady, gardencorev1beta1.ConditionProgressing, "no OperatingSystemConfig secret")
-	checksum := sh.syncSecret(sh.writeOSC(oscName, delivery.OperatingSystemConfig))
+	checksum := sh.syncSecret(sh.writeOSC(delivery.OperatingSystemConfig))
 	c := sh.waitCondition(gardencorev1beta1.ShootEveryNodeReady, gardencorev1beta1.ConditionProgressing,
 		"not ready on 2 of 2 nodes", "osc-n0 (gardener-node-agent has not applied an OperatingSystemConfig yet)")
 	t.Logf("EveryNodeReady before node-agent applied: %s", c.Message)
@@ -61,7 +59,7 @@ func TestOSCModeLifecycleAndHealth(t *testing.T) {
 	sh.waitCondition(gardencorev1beta1.ShootEveryNodeReady, gardencorev1beta1.ConditionTrue)
 
 	// A newer OSC that node-agent has not applied everywhere yet.
-	osc := sh.writeOSC(oscName, delivery.OperatingSystemConfig)
+	osc := sh.writeOSC(delivery.OperatingSystemConfig)
 	osc.Spec.Files[0].Content.Inline.Data = "IyEvYmluL3NoCmV4aXQgMAo=" // another file of others changes the checksum
 	newer := sh.syncSecret(osc)
 	sh.applied("osc-n0", newer)
@@ -123,7 +121,7 @@ func TestSwitchDaemonSetToOSC(t *testing.T) {
 	testutil.Must(t, sh.exists(installationDS()))
 
 	// The shoot's next reconcile: the webhook mutates the OSC, gardenlet syncs it into the shoot.
-	sh.syncSecret(sh.writeOSC(oscName, delivery.OperatingSystemConfig))
+	sh.syncSecret(sh.writeOSC(delivery.OperatingSystemConfig))
 	sh.annotate(v1beta1constants.GardenerOperationReconcile)
 	sh.waitOperation(gardencorev1beta1.LastOperationTypeReconcile, gardencorev1beta1.LastOperationStateSucceeded, "")
 	sh.eventually("installation ManagedResource gone", func() error { return sh.gone(installationMR(sh)) })
@@ -139,7 +137,7 @@ func TestSwitchDaemonSetToOSC(t *testing.T) {
 func TestSwitchOSCToDaemonSet(t *testing.T) {
 	osc, sh := createdShoot(t, delivery.OperatingSystemConfig, "osc2ds")
 	sh.createNode("osc2ds-n0")
-	sh.applied("osc2ds-n0", sh.syncSecret(sh.writeOSC(oscName, delivery.OperatingSystemConfig)))
+	sh.applied("osc2ds-n0", sh.syncSecret(sh.writeOSC(delivery.OperatingSystemConfig)))
 
 	osc.stop(t)
 	startController(t, delivery.DaemonSet)
@@ -150,7 +148,7 @@ func TestSwitchOSCToDaemonSet(t *testing.T) {
 	}
 
 	// The shoot's next reconcile: the webhook (DaemonSet mode) turns gVisor into the remove entry; node-agent applies it.
-	removal := sh.writeOSC(oscName, delivery.DaemonSet)
+	removal := sh.writeOSC(delivery.DaemonSet)
 	sh.applied("osc2ds-n0", sh.syncSecret(removal))
 	sh.annotate(v1beta1constants.GardenerOperationReconcile)
 	sh.waitOperation(gardencorev1beta1.LastOperationTypeReconcile, gardencorev1beta1.LastOperationStateError, "entry remove")
@@ -158,9 +156,17 @@ func TestSwitchOSCToDaemonSet(t *testing.T) {
 		t.Errorf("the DaemonSet must wait while the OSC carries the remove entry: %v", err)
 	}
 
-	// A rolling update: gardenlet replaces the OSC object (new name, never mutated with gVisor).
+	// A rolling update: gardenlet replaces the OSC object (the pool's new key: a new name, never mutated with gVisor)
+	// and the pool's OSC secret; a new machine joins from it and the old one goes.
 	testutil.Must(t, sh.c.Delete(context.Background(), removal))
-	sh.applied("osc2ds-n0", sh.syncSecret(sh.writeOSC(oscName+"-2", delivery.DaemonSet)))
+	sh.roll()
+	rolled := sh.writeOSC(delivery.DaemonSet)
+	if rolled.Name == removal.Name {
+		t.Fatalf("gardenlet kept the OSC name %s over a new machine image version", rolled.Name)
+	}
+	sh.createNode("osc2ds-n1")
+	sh.applied("osc2ds-n1", sh.syncSecret(rolled))
+	testutil.Must(t, sh.c.Delete(context.Background(), sh.node("osc2ds-n0")))
 	sh.annotate(v1beta1constants.GardenerOperationReconcile)
 	sh.waitOperation(gardencorev1beta1.LastOperationTypeReconcile, gardencorev1beta1.LastOperationStateSucceeded, "")
 	sh.eventually("installation DaemonSet in the shoot", func() error { return sh.exists(installationDS()) })

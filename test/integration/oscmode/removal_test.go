@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
@@ -55,14 +54,14 @@ func TestSwitchOSCToDaemonSetWithoutRoll(t *testing.T) {
 	osc, sh := createdShoot(t, delivery.OperatingSystemConfig, "noroll")
 	sh.createNode("noroll-n0")
 	sh.createNode("noroll-n1")
-	installed := sh.syncSecret(sh.writeOSC(oscName, delivery.OperatingSystemConfig))
+	installed := sh.syncSecret(sh.writeOSC(delivery.OperatingSystemConfig))
 	sh.applied("noroll-n0", installed)
 	sh.applied("noroll-n1", installed)
 
 	osc.stop(t)
 	ds := startController(t, delivery.DaemonSet)
 	// Shoot reconcile 1: the webhook (DaemonSet mode) writes the remove entry; only one node applies it.
-	removal := sh.writeOSC(oscName, delivery.DaemonSet)
+	removal := sh.writeOSC(delivery.DaemonSet)
 	mustRemovalOnly(t, "first update after the switch", removal)
 	sum := sh.syncSecret(removal)
 	sh.applied("noroll-n0", sum)
@@ -71,7 +70,7 @@ func TestSwitchOSCToDaemonSetWithoutRoll(t *testing.T) {
 		t.Fatalf("one node has not applied the removal, but the controller recorded %+v", r)
 	}
 	// gardenlet writes the OSC again: the remove entry is not dropped (no record), the spec and generation stay.
-	again := sh.writeOSC(oscName, delivery.DaemonSet)
+	again := sh.writeOSC(delivery.DaemonSet)
 	mustRemovalOnly(t, "update while one node has not applied the removal", again)
 	if again.Generation != removal.Generation {
 		t.Fatalf("an unchanged removal bumped the generation %d -> %d", removal.Generation, again.Generation)
@@ -79,8 +78,8 @@ func TestSwitchOSCToDaemonSetWithoutRoll(t *testing.T) {
 
 	// Both nodes applied, but a node of an old machine set is being replaced (gardenlet does not judge it): no record.
 	sh.applied("noroll-n1", sum)
-	old := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "noroll-old", Labels: map[string]string{v1beta1constants.LabelWorkerPool: pool}},
-		Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: "deployment.machine.sapcloud.io/prefer-no-schedule", Effect: corev1.TaintEffectPreferNoSchedule}}}}
+	old := sh.node("noroll-old")
+	old.Spec.Taints = []corev1.Taint{{Key: "deployment.machine.sapcloud.io/prefer-no-schedule", Effect: corev1.TaintEffectPreferNoSchedule}}
 	testutil.Must(t, sh.c.Create(context.Background(), old))
 	sh.reconcileWaiting("no node of the pool is being replaced any more (noroll-old)")
 	if r := sh.record(); r != nil {
@@ -98,13 +97,13 @@ func TestSwitchOSCToDaemonSetWithoutRoll(t *testing.T) {
 	// A switch back to the OSC mode in between: the add entry again (new generation), then the removal again; the
 	// stale record does not drop it.
 	osc = startController(t, delivery.OperatingSystemConfig)
-	readded := sh.writeOSC(oscName, delivery.OperatingSystemConfig)
+	readded := sh.writeOSC(delivery.OperatingSystemConfig)
 	if s := oscstate.Classify(readded); !s.Carries() {
 		t.Fatalf("OSC mode again: want gVisor added, got %+v", s)
 	}
 	osc.stop(t)
 	ds = startController(t, delivery.DaemonSet)
-	removal = sh.writeOSC(oscName, delivery.DaemonSet)
+	removal = sh.writeOSC(delivery.DaemonSet)
 	mustRemovalOnly(t, "removal after the second switch (stale record)", removal)
 	sum = sh.syncSecret(removal)
 	sh.applied("noroll-n0", sum)
@@ -124,7 +123,7 @@ func TestSwitchOSCToDaemonSetWithoutRoll(t *testing.T) {
 	// the remove entry out; gardenlet syncs it; the DaemonSet is deployed.
 	sh.createNode("noroll-n2")
 	sh.applied("noroll-n2", sum)
-	dropped := sh.writeOSC(oscName, delivery.DaemonSet)
+	dropped := sh.writeOSC(delivery.DaemonSet)
 	if s := oscstate.Classify(dropped); !s.Clean() {
 		t.Fatalf("update at the recorded generation: want nothing of ours, got %+v", s)
 	}

@@ -2,25 +2,30 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Package osctest builds the objects gardenlet writes for a shoot with gVisor on one of two worker pools: the
-// Shoot (inside a Cluster) and the pools' OperatingSystemConfigs with the labels, purpose and criConfig gardenlet
-// sets. The webhook's unit tests, the envtest test (test/osc) and the node-side tests share them.
+// Shoot (inside a Cluster) and the pools' OperatingSystemConfigs, by Gardener's own code (test/gardenerfixtures).
+// The webhook's unit tests, the envtest test (test/osc) and the node-side tests share them.
 package osctest
 
 import (
-	"fmt"
+	"sync"
 
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
-	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 )
 
 const (
-	// Namespace is the shoot's control plane namespace in the seed (also the Cluster's name).
+	// Project is the shoot's project in the garden.
+	Project = "dev"
+	// ShootName is the shoot's name in the garden.
+	ShootName = "gvisor"
+	// Namespace is the shoot's control plane namespace in the seed (also the Cluster's name): gardenlet's technical
+	// ID of the shoot (Shoot checks it).
 	Namespace = "shoot--dev--gvisor"
 	// GVisorPool has gvisor among its container runtimes.
 	GVisorPool = "pool-gvisor"
@@ -38,87 +43,82 @@ const ProviderConfig = `{"apiVersion":"gvisor.runtime.extensions.config.gardener
 const BadProviderConfig = `{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration",` +
 	`"configFlags":{"no-such-flag":"1"}}`
 
-// Shoot returns a shoot with two pools; providerConfig is the gvisor runtime's of GVisorPool ("" for none), and
-// withGVisor false leaves gvisor out of GVisorPool (gVisor removed from the pool).
+// Shoot returns the shoot with two pools as gardener-apiserver stores it; providerConfig is the gvisor runtime's of
+// GVisorPool ("" for none), and withGVisor false leaves gvisor out of GVisorPool (gVisor removed from the pool).
 func Shoot(withGVisor bool, providerConfig string) *gardencorev1beta1.Shoot {
-	cri := &gardencorev1beta1.CRI{Name: gardencorev1beta1.CRINameContainerD}
+	var runtimes []gardencorev1beta1.ContainerRuntime
 	if withGVisor {
-		r := gardencorev1beta1.ContainerRuntime{Type: "gvisor"}
+		var raw []byte
 		if providerConfig != "" {
-			r.ProviderConfig = &runtime.RawExtension{Raw: []byte(providerConfig)}
+			raw = []byte(providerConfig)
 		}
-		cri.ContainerRuntimes = []gardencorev1beta1.ContainerRuntime{r}
+		runtimes = append(runtimes, gardenerfixtures.GVisor(raw))
 	}
-	return &gardencorev1beta1.Shoot{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "core.gardener.cloud/v1beta1", Kind: "Shoot"},
-		ObjectMeta: metav1.ObjectMeta{Name: "gvisor", Namespace: "garden-dev"},
-		Spec: gardencorev1beta1.ShootSpec{
-			Kubernetes: gardencorev1beta1.Kubernetes{Version: KubernetesVersion},
-			Provider: gardencorev1beta1.Provider{Type: "local", Workers: []gardencorev1beta1.Worker{
-				{Name: GVisorPool, CRI: cri, Machine: gardencorev1beta1.Machine{Type: "m", Architecture: ptr.To("amd64")}},
-				{Name: OtherPool, CRI: &gardencorev1beta1.CRI{Name: gardencorev1beta1.CRINameContainerD},
-					Machine: gardencorev1beta1.Machine{Type: "m", Architecture: ptr.To("amd64")}},
-			}},
-		},
+	shoot := gardenerfixtures.Shoot(Project, ShootName, KubernetesVersion,
+		gardenerfixtures.Worker(GVisorPool, runtimes...), gardenerfixtures.Worker(OtherPool))
+	if ns := gardenerfixtures.Namespace(shoot); ns != Namespace {
+		panic("osctest: gardenlet puts the shoot into namespace " + ns + ", not Namespace " + Namespace)
 	}
+	return shoot
 }
 
-// Cluster wraps shoot as the webhook reads it.
+// Cluster wraps shoot as the webhook reads it: gardenlet's Cluster, decoded by the extension library.
 func Cluster(shoot *gardencorev1beta1.Shoot) *extensionscontroller.Cluster {
-	return &extensionscontroller.Cluster{ObjectMeta: metav1.ObjectMeta{Name: Namespace}, Shoot: shoot}
+	return gardenerfixtures.DecodedCluster(shoot)
 }
 
-// OSC returns the reconcile OSC of pool as gardenlet writes it (pkg/component/extensions/operatingsystemconfig:
-// labels worker.gardener.cloud/pool and provider.extensions.gardener.cloud/mutated-by-controlplane-webhook, purpose,
-// criConfig containerd), with one file, one unit and one plugin entry of others that must survive the mutation.
+// gardenlets holds the pools' OSCs as gardenlet writes them. The container runtimes are not part of an OSC's name
+// (the pool's key), so one shoot serves every variant.
+var gardenlets = sync.OnceValue(func() map[string]gardenerfixtures.PoolOSCs {
+	return gardenerfixtures.OperatingSystemConfigs(Shoot(true, ""))
+})
+
+// GardenletOSCs returns pool's OSCs exactly as gardenlet writes them (its own units and files included).
+func GardenletOSCs(pool string) gardenerfixtures.PoolOSCs {
+	o := gardenlets()[pool]
+	return gardenerfixtures.PoolOSCs{Provision: o.Provision.DeepCopy(), Reconcile: o.Reconcile.DeepCopy(), SecretName: o.SecretName}
+}
+
+// OSC returns the reconcile OSC of pool as gardenlet writes it (name, labels, annotations, purpose, type,
+// criConfig: gardenerfixtures), with the units, files and plugin entry of others that must survive the mutation in
+// place of gardenlet's own (those would start a kubelet on test/nodeagent's node; GardenletOSCs has them).
 func OSC(pool string) *extensionsv1alpha1.OperatingSystemConfig {
-	return &extensionsv1alpha1.OperatingSystemConfig{
-		TypeMeta: metav1.TypeMeta{APIVersion: "extensions.gardener.cloud/v1alpha1", Kind: "OperatingSystemConfig"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:      fmt.Sprintf("worker-%s-reconcile", pool),
-			Namespace: Namespace,
-			Labels: map[string]string{
-				v1beta1constants.LabelWorkerPool:                                    pool,
-				v1beta1constants.LabelExtensionProviderMutatedByControlplaneWebhook: "true",
-			},
-		},
-		Spec: extensionsv1alpha1.OperatingSystemConfigSpec{
-			DefaultSpec: extensionsv1alpha1.DefaultSpec{Type: "gardenlinux"},
-			Purpose:     extensionsv1alpha1.OperatingSystemConfigPurposeReconcile,
-			CRIConfig: &extensionsv1alpha1.CRIConfig{
-				Name:         extensionsv1alpha1.CRINameContainerD,
-				CgroupDriver: ptr.To(extensionsv1alpha1.CgroupDriverSystemd),
-				Containerd: &extensionsv1alpha1.ContainerdConfig{
-					SandboxImage: "registry.k8s.io/pause:3.10",
-					Plugins: []extensionsv1alpha1.PluginConfig{{
-						Path:   []string{"io.containerd.grpc.v1.cri", "containerd"},
-						Values: &apiextensionsv1.JSON{Raw: []byte(`{"snapshotter":"overlayfs"}`)},
-					}},
-				},
-			},
-			Units: []extensionsv1alpha1.Unit{{
-				// As gardenlet's original kubelet component writes it: a multi-line ExecStart that any unit
-				// re-serialization would change (so it proves the webhook leaves other units' bytes alone).
-				Name: "kubelet.service", Command: ptr.To(extensionsv1alpha1.CommandStart), Enable: ptr.To(true),
-				Content: ptr.To("[Unit]\nDescription=kubelet daemon\nAfter=containerd.service\n[Install]\nWantedBy=multi-user.target\n" +
-					"[Service]\nRestart=always\nRestartSec=5\nExecStart=/opt/bin/kubelet \\\n    --bootstrap-kubeconfig=/var/lib/kubelet/kubeconfig-bootstrap \\\n" +
-					"    --config=/var/lib/kubelet/config/kubelet $KUBELET_EXTRA_ARGS"),
-			}, {
-				Name: "kubelet-monitor.service", Command: ptr.To(extensionsv1alpha1.CommandStart), Enable: ptr.To(true),
-				Content: ptr.To("[Unit]\nDescription=kubelet monitor\n[Service]\nExecStart=/opt/bin/health-monitor-kubelet\n"),
-			}},
-			Files: []extensionsv1alpha1.File{{
-				Path: "/opt/bin/health-monitor-kubelet", Permissions: ptr.To[uint32](0o755),
-				Content: extensionsv1alpha1.FileContent{Inline: &extensionsv1alpha1.FileContentInline{Encoding: "b64", Data: "IyEvYmluL3NoCg=="}},
-			}},
-		},
-	}
+	return withOthers(GardenletOSCs(pool).Reconcile)
 }
 
-// ProvisionOSC returns the provision OSC of pool (purpose provision), which the webhook leaves alone.
+// OSCOf is OSC for pool of another shoot (another project or name, or a pool key after a rolling update).
+func OSCOf(shoot *gardencorev1beta1.Shoot, pool string) *extensionsv1alpha1.OperatingSystemConfig {
+	return withOthers(gardenerfixtures.OperatingSystemConfigs(shoot)[pool].Reconcile)
+}
+
+// withOthers replaces gardenlet's units, files and plugin entries of o by those of OSC.
+func withOthers(o *extensionsv1alpha1.OperatingSystemConfig) *extensionsv1alpha1.OperatingSystemConfig {
+	o.TypeMeta = metav1.TypeMeta{APIVersion: extensionsv1alpha1.SchemeGroupVersion.String(), Kind: "OperatingSystemConfig"}
+	o.Spec.CRIConfig.Containerd.Plugins = []extensionsv1alpha1.PluginConfig{{
+		Path:   []string{"io.containerd.grpc.v1.cri", "containerd"},
+		Values: &apiextensionsv1.JSON{Raw: []byte(`{"snapshotter":"overlayfs"}`)},
+	}}
+	o.Spec.Units = []extensionsv1alpha1.Unit{{
+		// As gardenlet's original kubelet component writes it: a multi-line ExecStart that any unit
+		// re-serialization would change (so it proves the webhook leaves other units' bytes alone).
+		Name: "kubelet.service", Command: ptr.To(extensionsv1alpha1.CommandStart), Enable: ptr.To(true),
+		Content: ptr.To("[Unit]\nDescription=kubelet daemon\nAfter=containerd.service\n[Install]\nWantedBy=multi-user.target\n" +
+			"[Service]\nRestart=always\nRestartSec=5\nExecStart=/opt/bin/kubelet \\\n    --bootstrap-kubeconfig=/var/lib/kubelet/kubeconfig-bootstrap \\\n" +
+			"    --config=/var/lib/kubelet/config/kubelet $KUBELET_EXTRA_ARGS"),
+	}, {
+		Name: "kubelet-monitor.service", Command: ptr.To(extensionsv1alpha1.CommandStart), Enable: ptr.To(true),
+		Content: ptr.To("[Unit]\nDescription=kubelet monitor\n[Service]\nExecStart=/opt/bin/health-monitor-kubelet\n"),
+	}}
+	o.Spec.Files = []extensionsv1alpha1.File{{
+		Path: "/opt/bin/health-monitor-kubelet", Permissions: ptr.To[uint32](0o755),
+		Content: extensionsv1alpha1.FileContent{Inline: &extensionsv1alpha1.FileContentInline{Encoding: "b64", Data: "IyEvYmluL3NoCg=="}},
+	}}
+	return o
+}
+
+// ProvisionOSC returns the provision OSC of pool exactly as gardenlet writes it, which the webhook leaves alone.
 func ProvisionOSC(pool string) *extensionsv1alpha1.OperatingSystemConfig {
-	o := OSC(pool)
-	o.Name = fmt.Sprintf("worker-%s-provision", pool)
-	o.Spec.Purpose = extensionsv1alpha1.OperatingSystemConfigPurposeProvision
+	o := GardenletOSCs(pool).Provision
+	o.TypeMeta = metav1.TypeMeta{APIVersion: extensionsv1alpha1.SchemeGroupVersion.String(), Kind: "OperatingSystemConfig"}
 	return o
 }
