@@ -118,7 +118,7 @@ func containerID(ctx context.Context, t *testing.T, n *kubenode.Node, pod *corev
 // ourImages builds this tree's three images as a release builds them (test/images), named apart from the released
 // ones (registry.invalid, RFC 6761: a pull fails instead of reaching a registry): the chart's image values and
 // imageVectorOverwrite point at them, as an operator's would at a private registry.
-func ourImages(t *testing.T) *images.Built {
+func ourImages(t testing.TB) *images.Built {
 	t.Helper()
 	return images.Build(t, images.Options{Registry: "registry.invalid/runtime-gvisor", Tag: "e2e"})
 }
@@ -133,22 +133,33 @@ func archives(b *images.Built) []string {
 }
 
 // startExtension prepares the seed, starts gardener-resource-manager (in the test process, dialling into the
-// node) and installs the extension chart.
-func startExtension(ctx context.Context, t *testing.T, n *kubenode.Node, helm string, imgs *images.Built, controller map[string]any) {
+// node) and installs this tree's extension chart with imgs; controller are extra values under controller.
+func startExtension(ctx context.Context, t testing.TB, n *kubenode.Node, helm string, imgs *images.Built, controller map[string]any) {
+	t.Helper()
+	startExtensionFrom(ctx, t, n, helm, "../../charts/gardener-extension-runtime-gvisor", imgs, controller)
+}
+
+// startExtensionFrom is startExtension with the chart of another tree (an earlier release's).
+func startExtensionFrom(ctx context.Context, t testing.TB, n *kubenode.Node, helm, chart string, imgs *images.Built, controller map[string]any) {
 	t.Helper()
 	testutil.Must(t, e2e.PrepareSeed(ctx, n))
 	rm, err := envtest.StartResourceManager(ctx, n.RESTConfig(), logr.Discard())
 	testutil.Must(t, err)
 	t.Cleanup(func() { _ = rm.Stop() })
+	if err := e2e.InstallExtension(ctx, n, e2e.Install{Helm: helm, Chart: chart, Values: extensionValues(t, imgs, controller)}); err != nil {
+		t.Fatalf("%v\n--- kubelet ---\n%s", err, n.LogTail("kubelet", 30))
+	}
+}
+
+// extensionValues are the chart values that run imgs, with the health checks every 5 s and controller's values.
+func extensionValues(t testing.TB, imgs *images.Built, controller map[string]any) map[string]any {
 	values := map[string]any{"healthCheckSyncPeriod": "5s"}
 	for k, v := range controller {
 		values[k] = v
 	}
 	chartValues := imgs.ExtensionValues(t)
 	chartValues["controller"] = values
-	if err := e2e.InstallExtension(ctx, n, e2e.Install{Helm: helm, Chart: "../../charts/gardener-extension-runtime-gvisor", Values: chartValues}); err != nil {
-		t.Fatalf("%v\n--- kubelet ---\n%s", err, n.LogTail("kubelet", 30))
-	}
+	return chartValues
 }
 
 // runGVisorPod runs a shoot owner's pod with runtimeClassName gvisor and checks its kernel with kubectl logs and

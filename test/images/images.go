@@ -54,6 +54,9 @@ type Options struct {
 	GVisorDir string
 	// Dir is where the archives are written; empty: a directory of the test's (t.TempDir()).
 	Dir string
+	// SourceDir is the source tree the binaries are built from; empty: the tree this test runs in. An upgrade test
+	// builds an earlier release's tree (its ./cmd/...) with this tree's definition and builder.
+	SourceDir string
 }
 
 // Image is one built image.
@@ -75,6 +78,8 @@ type Image struct {
 type Built struct {
 	// Version is the version stamped into the binaries.
 	Version string
+	// SourceDir is the tree they were built from.
+	SourceDir string
 	// Images are the images by name (imagevector.ImageName*).
 	Images map[string]Image
 }
@@ -92,7 +97,10 @@ func (b *Built) Installation() Image { return b.Images[imagevector.ImageNameInst
 // fails the test on any error of the build.
 func Build(t testing.TB, opts Options) *Built {
 	t.Helper()
-	src := sourceDir(t)
+	src := opts.SourceDir
+	if src == "" {
+		src = sourceDir(t)
+	}
 	if opts.Version == "" {
 		opts.Version = readVersion(t, src)
 	}
@@ -125,7 +133,7 @@ func Build(t testing.TB, opts Options) *Built {
 	if err != nil {
 		t.Fatalf("building the images: %v", err)
 	}
-	built := &Built{Version: opts.Version, Images: map[string]Image{}}
+	built := &Built{Version: opts.Version, SourceDir: src, Images: map[string]Image{}}
 	for _, a := range archives {
 		built.Images[a.Name] = Image{
 			Name: a.Name, Ref: images.ContainerdName(a.Ref), Repository: a.Ref.Context().Name(), Tag: a.Ref.TagStr(),
