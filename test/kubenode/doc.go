@@ -16,8 +16,12 @@
 //
 // # Namespaces
 //
-// Everything of the node runs in private mount, network and PID namespaces whose init is `unshare -m -n -p -f
-// --mount-proc` (namespaces.go). Inside, / has shared propagation (the kubelet's volume mounts need it), /run is a
+// Everything of the node runs in private mount, network, PID and cgroup namespaces whose init is `unshare -m -n -p
+// -f --mount-proc` then `unshare -C` (namespaces.go); every component joins them and the node's cgroups
+// (nsenter). The node's cgroup is /gvisor-kubenode-<id> in every hierarchy of the machine; inside, each hierarchy
+// shows only that subtree, so the node's cgroup "/" is its own, as on a real node: the kubelet's kubepods and the
+// installer's sandbox proof (the kubelet's BestEffort parent /kubepods/besteffort) land below it, and Stop removes
+// all of it. Inside, / has shared propagation (the kubelet's volume mounts need it), /run is a
 // tmpfs, and directories of the node's work directory are bound over /var (the kubelet's root, pod logs, the bin
 // dir /var/bin/containerruntimes, containerd's root), /etc/containerd, /opt/containerd, /run/containerd and
 // /run/dbus: the node paths the installer writes through its hostPath mounts are the node's own, and the machine's

@@ -189,3 +189,13 @@ func (n *Node) HostPath(p string) string {
 	}
 	return ""
 }
+
+// Log returns a component's whole log ("kubelet", "containerd", ...), "" when it has none.
+func (n *Node) Log(component string) string {
+	p := n.procs[component]
+	if p == nil {
+		return ""
+	}
+	data, _ := os.ReadFile(p.LogFile)
+	return string(data)
+}
