@@ -49,7 +49,9 @@ func TestImportIntoContainerd(t *testing.T) {
 				}
 			}
 			inst := built.Installation()
-			out := ctr("run", "--rm", "--env", argcheck.Env+"=1", inst.Ref, "check-"+prefix, "/gvisor-installer", "install", "--source=/opt/gvisor")
+			// The IO fifos in a directory of the test's: the daemon has its own /run (installertest's Daemon), so
+			// ctr's default /run/containerd/fifo is not the one containerd sees.
+			out := ctr("run", "--rm", "--fifo-dir", t.TempDir(), "--env", argcheck.Env+"=1", inst.Ref, "check-"+prefix, "/gvisor-installer", "install", "--source=/opt/gvisor")
 			if !strings.Contains(out, argcheck.OK) {
 				t.Errorf("the imported installation image did not run its installer:\n%s", out)
 			}
