@@ -48,7 +48,7 @@ func emptyNodeToGVisorPod(b *testing.B, c installertest.Containerd, imgs *images
 	testutil.Must(b, err)
 	defer func() { testutil.Must(b, n.Stop()) }()
 	tNode := time.Now()
-	startExtension(ctx, b, n, helm, imgs, nil)
+	startExtensionFrom(ctx, b, n, helm, thisChart, imgs, nil)
 	tChart := time.Now()
 	testutil.Must(b, shoot.Create(ctx, n))
 	testutil.Must(b, shoot.CreateContainerRuntime(ctx, n))

@@ -38,19 +38,11 @@ const kvmConfig = `{"apiVersion":"gvisor.runtime.extensions.config.gardener.clou
 func TestBrokenNodeOnRealNode(t *testing.T) {
 	releases := kubenode.Releases(t)
 	c := releases[len(releases)-1]
-	imgs := ourImages(t)
-	shoot, err := e2e.LoadShoot("../../example/seed/cluster.yaml", "../../example/containerruntime.yaml", kubernetesVersion)
-	testutil.Must(t, err)
-	cfg := kubenode.EnvConfig(t, c)
-	cfg.NodeName, cfg.NodeLabels, cfg.Images = nodeName, shoot.NodeLabels(), archives(imgs)
-	n := kubenode.New(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	startExtension(ctx, t, n, realcomponents.Helm(t), imgs, map[string]any{"readinessGate": true})
-	testutil.Must(t, shoot.Create(ctx, n))
-	testutil.Must(t, shoot.CreateContainerRuntime(ctx, n))
+	n, shoot := onRealNode(ctx, t, c, realcomponents.Helm(t), thisChart, ourImages(t), map[string]any{"readinessGate": true})
 	key := client.ObjectKeyFromObject(shoot.ContainerRuntime)
-	_, err = e2e.WaitConditions(ctx, n.Client(), key, 3*time.Minute, healthy)
+	_, err := e2e.WaitConditions(ctx, n.Client(), key, 3*time.Minute, healthy)
 	testutil.Must(t, err)
 	waitReadyLabel(ctx, t, n, true)
 

@@ -18,6 +18,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/e2e"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/images"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/kubenode"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
@@ -47,16 +48,9 @@ func TestExtensionOnRealNode(t *testing.T) {
 	helm := realcomponents.Helm(t)
 	for _, c := range kubenode.Releases(t) {
 		t.Run(c.Version, func(t *testing.T) {
-			shoot, err := e2e.LoadShoot("../../example/seed/cluster.yaml", "../../example/containerruntime.yaml", kubernetesVersion)
-			testutil.Must(t, err)
-			cfg := kubenode.EnvConfig(t, c)
-			cfg.NodeName, cfg.NodeLabels, cfg.Images = nodeName, shoot.NodeLabels(), archives(imgs)
-			n := kubenode.New(t, cfg)
 			ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 			defer cancel()
-			startExtension(ctx, t, n, helm, imgs, nil)
-			testutil.Must(t, shoot.Create(ctx, n))
-			testutil.Must(t, shoot.CreateContainerRuntime(ctx, n))
+			n, shoot := onRealNode(ctx, t, c, helm, thisChart, imgs, nil)
 			pool := shoot.ContainerRuntime.Spec.WorkerPool.Name
 			pod, err := e2e.InstallationPod(ctx, n.Client(), pool, nodeName, 3*time.Minute, e2e.PodReady)
 			if err != nil {
@@ -115,6 +109,28 @@ func containerID(ctx context.Context, t *testing.T, n *kubenode.Node, pod *corev
 	return p.Status.ContainerStatuses[0].ContainerID
 }
 
+// thisChart is this tree's extension chart.
+const thisChart = "../../charts/gardener-extension-runtime-gvisor"
+
+// onRealNode starts a real node of release c with the images imported (imgs, and more, say an earlier release's),
+// installs the extension from chart with imgs (controller: extra values under controller), and creates example/'s
+// shoot with its gVisor pool's ContainerRuntime, as gardenlet does.
+func onRealNode(ctx context.Context, t testing.TB, c installertest.Containerd, helm, chart string, imgs *images.Built, controller map[string]any, more ...*images.Built) (*kubenode.Node, *e2e.Shoot) {
+	t.Helper()
+	shoot, err := e2e.LoadShoot("../../example/seed/cluster.yaml", "../../example/containerruntime.yaml", kubernetesVersion)
+	testutil.Must(t, err)
+	cfg := kubenode.EnvConfig(t, c)
+	cfg.NodeName, cfg.NodeLabels, cfg.Images = nodeName, shoot.NodeLabels(), archives(imgs)
+	for _, m := range more {
+		cfg.Images = append(cfg.Images, archives(m)...)
+	}
+	n := kubenode.New(t, cfg)
+	startExtensionFrom(ctx, t, n, helm, chart, imgs, controller)
+	testutil.Must(t, shoot.Create(ctx, n))
+	testutil.Must(t, shoot.CreateContainerRuntime(ctx, n))
+	return n, shoot
+}
+
 // ourImages builds this tree's three images as a release builds them (test/images), named apart from the released
 // ones (registry.invalid, RFC 6761: a pull fails instead of reaching a registry): the chart's image values and
 // imageVectorOverwrite point at them, as an operator's would at a private registry.
@@ -132,14 +148,8 @@ func archives(b *images.Built) []string {
 	return out
 }
 
-// startExtension prepares the seed, starts gardener-resource-manager (in the test process, dialling into the
-// node) and installs this tree's extension chart with imgs; controller are extra values under controller.
-func startExtension(ctx context.Context, t testing.TB, n *kubenode.Node, helm string, imgs *images.Built, controller map[string]any) {
-	t.Helper()
-	startExtensionFrom(ctx, t, n, helm, "../../charts/gardener-extension-runtime-gvisor", imgs, controller)
-}
-
-// startExtensionFrom is startExtension with the chart of another tree (an earlier release's).
+// startExtensionFrom prepares the seed, starts gardener-resource-manager (in the test process, dialling into the
+// node) and installs the extension chart (this tree's, or an earlier release's) with imgs.
 func startExtensionFrom(ctx context.Context, t testing.TB, n *kubenode.Node, helm, chart string, imgs *images.Built, controller map[string]any) {
 	t.Helper()
 	testutil.Must(t, e2e.PrepareSeed(ctx, n))

@@ -31,18 +31,10 @@ const orphanKill = "Clean up containers for orphaned pod we had not seen before"
 func TestProofBesideKubeletHousekeeping(t *testing.T) {
 	releases := kubenode.Releases(t)
 	c := releases[len(releases)-1]
-	imgs := ourImages(t)
-	shoot, err := e2e.LoadShoot("../../example/seed/cluster.yaml", "../../example/containerruntime.yaml", kubernetesVersion)
-	testutil.Must(t, err)
-	cfg := kubenode.EnvConfig(t, c)
-	cfg.NodeName, cfg.NodeLabels, cfg.Images = nodeName, shoot.NodeLabels(), archives(imgs)
-	n := kubenode.New(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	startExtension(ctx, t, n, realcomponents.Helm(t), imgs, nil)
-	testutil.Must(t, shoot.Create(ctx, n))
-	testutil.Must(t, shoot.CreateContainerRuntime(ctx, n))
-	_, err = e2e.InstallationPod(ctx, n.Client(), shoot.Worker.Name, nodeName, 3*time.Minute, e2e.PodReady)
+	n, shoot := onRealNode(ctx, t, c, realcomponents.Helm(t), thisChart, ourImages(t), nil)
+	_, err := e2e.InstallationPod(ctx, n.Client(), shoot.Worker.Name, nodeName, 3*time.Minute, e2e.PodReady)
 	testutil.Must(t, err)
 
 	killsBefore := strings.Count(n.Log("kubelet"), orphanKill)

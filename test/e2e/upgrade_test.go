@@ -43,28 +43,21 @@ func TestUpgradeOnRealNode(t *testing.T) {
 	c := releases[len(releases)-1]
 	prev := images.Build(t, images.Options{SourceDir: previousTree(t), Registry: "registry.invalid/runtime-gvisor-previous", Tag: "previous"})
 	imgs := ourImages(t)
-	shoot, err := e2e.LoadShoot("../../example/seed/cluster.yaml", "../../example/containerruntime.yaml", kubernetesVersion)
-	testutil.Must(t, err)
-	cfg := kubenode.EnvConfig(t, c)
-	cfg.NodeName, cfg.NodeLabels, cfg.Images = nodeName, shoot.NodeLabels(), append(archives(prev), archives(imgs)...)
-	n := kubenode.New(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	helm := realcomponents.Helm(t)
 	prevChart := filepath.Join(prev.SourceDir, "charts/gardener-extension-runtime-gvisor")
-	startExtensionFrom(ctx, t, n, helm, prevChart, prev, nil)
-	testutil.Must(t, shoot.Create(ctx, n))
-	testutil.Must(t, shoot.CreateContainerRuntime(ctx, n))
+	n, shoot := onRealNode(ctx, t, c, helm, prevChart, prev, nil, imgs)
 	pool, key := shoot.Worker.Name, client.ObjectKeyFromObject(shoot.ContainerRuntime)
 	waitInstallationImage(ctx, t, n, pool, prev.Installation().Ref)
-	_, err = e2e.WaitConditions(ctx, n.Client(), key, 3*time.Minute, healthy)
+	_, err := e2e.WaitConditions(ctx, n.Client(), key, 3*time.Minute, healthy)
 	testutil.Must(t, err)
 	app := e2e.ShootOwnerPod("default", "gvisor-app", new("gvisor"))
 	_, err = e2e.RunPod(ctx, n, app, e2e.GVisorKernelLine, 2*time.Minute)
 	testutil.Must(t, err)
 	before := containerID(ctx, t, n, app)
 
-	if err := e2e.InstallExtension(ctx, n, e2e.Install{Helm: helm, Chart: "../../charts/gardener-extension-runtime-gvisor", Values: extensionValues(t, imgs, nil)}); err != nil {
+	if err := e2e.InstallExtension(ctx, n, e2e.Install{Helm: helm, Chart: thisChart, Values: extensionValues(t, imgs, nil)}); err != nil {
 		t.Fatalf("helm upgrade to this tree's chart and images: %v", err)
 	}
 	annotateReconcile(ctx, t, n, key) // the shoot's next reconcile, as gardenlet does
