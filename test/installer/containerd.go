@@ -5,6 +5,7 @@ package installertest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -55,25 +56,34 @@ func (c Containerd) PluginID() string {
 	return "io.containerd.cri.v1.runtime"
 }
 
-// Containerds returns the releases from GVISOR_TEST_CONTAINERD ("version=dir" entries), sorted by version;
-// it skips (fails under REQUIRE_REAL_COMPONENTS=1) without them.
+// Containerds returns the releases from GVISOR_TEST_CONTAINERD (ParseContainerds); it skips (fails under
+// REQUIRE_REAL_COMPONENTS=1) without them and fails the test on a malformed value.
 func Containerds(t testing.TB) []Containerd {
 	t.Helper()
-	raw := realcomponents.Env(t, "GVISOR_TEST_CONTAINERD", "tool-containerd")
+	out, err := ParseContainerds(realcomponents.Env(t, "GVISOR_TEST_CONTAINERD", "tool-containerd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// ParseContainerds parses GVISOR_TEST_CONTAINERD's "version=dir" entries (hack/tools/containerd.sh prints them)
+// into releases sorted by version, each dir checked to hold containerd.
+func ParseContainerds(raw string) ([]Containerd, error) {
 	var out []Containerd
 	for _, entry := range strings.Fields(raw) {
 		ver, dir, ok := strings.Cut(entry, "=")
 		parts := strings.Split(ver, ".")
 		if !ok || len(parts) < 2 {
-			t.Fatalf("GVISOR_TEST_CONTAINERD entry %q is not version=dir", entry)
+			return nil, fmt.Errorf("GVISOR_TEST_CONTAINERD entry %q is not version=dir", entry)
 		}
 		major, err1 := strconv.Atoi(parts[0])
 		minor, err2 := strconv.Atoi(parts[1])
 		if err1 != nil || err2 != nil {
-			t.Fatalf("GVISOR_TEST_CONTAINERD entry %q: version is not major.minor.patch", entry)
+			return nil, fmt.Errorf("GVISOR_TEST_CONTAINERD entry %q: version is not major.minor.patch", entry)
 		}
 		if _, err := os.Stat(filepath.Join(dir, "containerd")); err != nil {
-			t.Fatalf("GVISOR_TEST_CONTAINERD entry %q: %v", entry, err)
+			return nil, fmt.Errorf("GVISOR_TEST_CONTAINERD entry %q: %w", entry, err)
 		}
 		out = append(out, Containerd{Version: ver, Dir: dir, Major: major, Minor: minor})
 	}
@@ -84,9 +94,9 @@ func Containerds(t testing.TB) []Containerd {
 		return out[i].Minor < out[j].Minor
 	})
 	if len(out) == 0 {
-		t.Fatalf("GVISOR_TEST_CONTAINERD lists no containerd release")
+		return nil, errors.New("GVISOR_TEST_CONTAINERD lists no containerd release: run hack/tools/containerd.sh")
 	}
-	return out
+	return out, nil
 }
 
 // Release returns the release whose version starts with prefix (e.g. "1.6"), skipping when it is not installed.

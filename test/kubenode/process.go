@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
 // process is one component of the node (etcd, kube-apiserver, containerd, kubelet, ...), run inside the node by
@@ -87,15 +89,12 @@ func (p *process) stop(grace time.Duration) {
 	}
 }
 
-// logTail is the last n lines of the process's log, for error messages.
+// logTail is the last n lines of the process's log (installertest.TailFile), each cut to 400 characters: the
+// controller-manager logs whole Node objects.
 func (p *process) logTail(n int) string {
-	data, _ := os.ReadFile(p.LogFile)
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
+	lines := strings.Split(installertest.TailFile(p.LogFile, n), "\n")
 	for i, l := range lines {
-		if len(l) > 400 { // the controller-manager logs whole Node objects
+		if len(l) > 400 {
 			lines[i] = l[:400] + " ..."
 		}
 	}

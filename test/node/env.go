@@ -4,6 +4,7 @@
 package nodetest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,11 +21,20 @@ type Tools struct {
 	CNIDir string
 }
 
-// NodeTools parses GVISOR_TEST_NODE ("busybox=PATH cni=DIR"); it skips (fails under REQUIRE_REAL_COMPONENTS=1)
-// without it, and fails when an entry is malformed or names a missing file.
+// NodeTools parses GVISOR_TEST_NODE (ParseTools); it skips (fails under REQUIRE_REAL_COMPONENTS=1) without it, and
+// fails when an entry is malformed or names a missing file.
 func NodeTools(t testing.TB) Tools {
 	t.Helper()
-	raw := realcomponents.Node(t)
+	tools, err := ParseTools(realcomponents.Node(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tools
+}
+
+// ParseTools parses GVISOR_TEST_NODE ("busybox=PATH cni=DIR", hack/tools/node.sh prints it) and checks that busybox
+// and the bridge, host-local and loopback plugins exist.
+func ParseTools(raw string) (Tools, error) {
 	var tools Tools
 	for _, entry := range strings.Fields(raw) {
 		key, val, ok := strings.Cut(entry, "=")
@@ -34,16 +44,16 @@ func NodeTools(t testing.TB) Tools {
 		case ok && key == "cni":
 			tools.CNIDir = val
 		default:
-			t.Fatalf("GVISOR_TEST_NODE entry %q is not busybox=PATH or cni=DIR: run hack/tools/node.sh", entry)
+			return tools, fmt.Errorf("GVISOR_TEST_NODE entry %q is not busybox=PATH or cni=DIR: run hack/tools/node.sh", entry)
 		}
 	}
 	if tools.Busybox == "" || tools.CNIDir == "" {
-		t.Fatalf("GVISOR_TEST_NODE=%q lacks busybox= or cni=: run hack/tools/node.sh", raw)
+		return tools, fmt.Errorf("GVISOR_TEST_NODE=%q lacks busybox= or cni=: run hack/tools/node.sh", raw)
 	}
 	for _, p := range []string{tools.Busybox, filepath.Join(tools.CNIDir, "bridge"), filepath.Join(tools.CNIDir, "host-local"), filepath.Join(tools.CNIDir, "loopback")} {
 		if _, err := os.Stat(p); err != nil {
-			t.Fatalf("GVISOR_TEST_NODE: %v (install Debian's busybox-static and containernetworking-plugins: hack/tools/node.sh)", err)
+			return tools, fmt.Errorf("GVISOR_TEST_NODE: %w (install Debian's busybox-static and containernetworking-plugins: hack/tools/node.sh)", err)
 		}
 	}
-	return tools
+	return tools, nil
 }

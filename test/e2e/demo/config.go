@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 
 	"github.com/go-logr/logr"
@@ -19,6 +18,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/images"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/kubenode"
+	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
 )
 
 func logrDiscard() logr.Logger { return logr.Discard() }
@@ -27,33 +27,21 @@ func logrDiscard() logr.Logger { return logr.Discard() }
 // busybox, CNI plugins and dbus-daemon.
 func nodeConfig(o options) (kubenode.Config, error) {
 	cfg := kubenode.Config{Assets: o.assets, DBusDaemon: o.dbusDaemon}
-	for _, entry := range strings.Fields(o.containerd) {
-		ver, dir, _ := strings.Cut(entry, "=")
-		parts := strings.Split(ver, ".")
-		if len(parts) < 2 {
-			return cfg, fmt.Errorf("--containerd entry %q is not version=dir", entry)
-		}
-		major, _ := strconv.Atoi(parts[0])
-		minor, _ := strconv.Atoi(parts[1])
-		if c := (installertest.Containerd{Version: ver, Dir: dir, Major: major, Minor: minor}); major == 2 && (cfg.Containerd.Dir == "" || minor > cfg.Containerd.Minor) {
-			cfg.Containerd = c
-		}
-	}
-	for _, entry := range strings.Fields(o.nodeTools) {
-		switch key, val, _ := strings.Cut(entry, "="); key {
-		case "busybox":
-			cfg.Tools.Busybox = val
-		case "cni":
-			cfg.Tools.CNIDir = val
-		}
-	}
-	for what, v := range map[string]string{"--kubebuilder-assets": o.assets, "--containerd 2.x": cfg.Containerd.Dir, "--node-tools busybox": cfg.Tools.Busybox,
-		"--node-tools cni": cfg.Tools.CNIDir, "--dbus-daemon": o.dbusDaemon, "--helm": o.helm, "--gvisor-dir": o.gvisorDir} {
+	for what, v := range map[string]string{"--kubebuilder-assets": o.assets, "--dbus-daemon": o.dbusDaemon, "--helm": o.helm, "--gvisor-dir": o.gvisorDir} {
 		if v == "" {
 			return cfg, fmt.Errorf("%s is %w: run the demo through `make demo`, which installs every tool", what, errMissing)
 		}
 	}
-	return cfg, nil
+	releases, err := installertest.ParseContainerds(o.containerd)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Containerd = releases[len(releases)-1]
+	if cfg.Containerd.Major != 2 || cfg.Containerd.Minor < 2 {
+		return cfg, fmt.Errorf("--containerd lists no containerd 2.2 or later (the newest is %s): run hack/tools/containerd.sh", cfg.Containerd)
+	}
+	cfg.Tools, err = nodetest.ParseTools(o.nodeTools)
+	return cfg, err
 }
 
 // buildImages builds this tree's images as a release does (pkg/images) on the synthetic base, names them
