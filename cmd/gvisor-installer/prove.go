@@ -18,6 +18,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
 	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdversion"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/runscconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
@@ -190,7 +191,7 @@ func (p prove) checkFiles() []string {
 	var problems []string
 	for _, name := range []string{"runsc", "containerd-shim-runsc-v1"} {
 		node := filepath.Join(p.binDir, name)
-		st, err := os.Stat(filepath.Join(p.hostRoot, node))
+		st, err := statUnder(p.hostRoot, node)
 		switch {
 		case err != nil:
 			problems = append(problems, fmt.Sprintf("%s is missing at %s", name, node))
@@ -198,12 +199,31 @@ func (p prove) checkFiles() []string {
 			problems = append(problems, fmt.Sprintf("%s at %s is not an executable file (%s)", name, node, st.Mode()))
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(p.hostRoot, p.runscConfig))
+	data, err := readUnder(p.hostRoot, p.runscConfig)
 	if err != nil {
 		return append(problems, fmt.Sprintf("runsc.toml is missing at %s", p.runscConfig))
 	}
-	if _, err := runscconfig.Validate(p.runscConfig, data); err != nil {
+	if _, err := runscconfig.ValidateInstalled(p.runscConfig, data); err != nil {
 		problems = append(problems, err.Error())
 	}
 	return problems
+}
+
+// statUnder is os.Stat of a node path seen under hostRoot, following the node's links as the node does (the
+// side-by-side layout's runsc.toml is an absolute link into the bin dir).
+func statUnder(hostRoot, node string) (os.FileInfo, error) {
+	p, err := hostfs.ResolveUnder(hostRoot, node)
+	if err != nil {
+		return nil, err
+	}
+	return os.Stat(p)
+}
+
+// readUnder is os.ReadFile of a node path seen under hostRoot, links followed as in statUnder.
+func readUnder(hostRoot, node string) ([]byte, error) {
+	p, err := hostfs.ResolveUnder(hostRoot, node)
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(p)
 }

@@ -178,7 +178,7 @@ func (r *Run) restorePrevious(ctx context.Context, p *Plan, res *Result) error {
 		if !c.Containerd {
 			continue
 		}
-		restore := Change{NodePath: c.NodePath, Data: c.Previous, Perm: c.Perm}
+		restore := Change{NodePath: c.NodePath, Data: c.Previous, Perm: c.Perm, Link: c.PreviousLink}
 		if err := r.write(restore); err != nil {
 			errs = append(errs, err)
 			continue
@@ -194,13 +194,24 @@ func (r *Run) restorePrevious(ctx context.Context, p *Plan, res *Result) error {
 
 func (r *Run) write(c Change) error {
 	path := r.host(c.NodePath)
-	if c.removes() {
+	switch {
+	case c.Tree:
+		if err := os.RemoveAll(path); err != nil {
+			return fmt.Errorf("removing %s: %w", c.NodePath, err)
+		}
+		return nil
+	case c.removes():
 		return hostfs.Remove(path)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", filepath.Dir(c.NodePath), err)
 	}
-	if c.Source != "" {
+	switch {
+	case c.Link != "":
+		return hostfs.SymlinkAtomic(c.Link, path)
+	case c.Adopt != "":
+		return hostfs.HardlinkAtomic(c.Adopt, path)
+	case c.Source != "":
 		return hostfs.CopyFileAtomicObserved(c.Source, path, c.Sum, c.Perm, r.opts.copyHook)
 	}
 	return hostfs.WriteFileAtomic(path, c.Data, c.Perm)

@@ -39,6 +39,9 @@ func (r *Run) install(ctx context.Context) (Result, error) {
 		return res, err
 	}
 	res.Foreign, res.GVisor, res.RunscSum = p.Foreign, p.GVisor, p.RunscSum
+	if err := r.refuseRemembered(p, &res); err != nil {
+		return res, err
+	}
 	if err := r.apply(ctx, p, &res, verify.Runsc); err != nil {
 		return res, err
 	}
@@ -52,8 +55,9 @@ func (r *Run) install(ctx context.Context) (Result, error) {
 			// SIGTERM during the proof says nothing about gVisor: the next run proves again.
 			return res, fmt.Errorf("%w (interrupted: runsc stays registered, the next run proves again)", err)
 		}
-		return res, r.withdraw(ctx, p, &res, err)
+		return res, r.proofFailed(ctx, p, &res, err)
 	}
+	r.proven(p, &res)
 	return res, r.setNodeLabel(ctx, &res)
 }
 

@@ -39,21 +39,39 @@ type Change struct {
 	Containerd bool
 	// Previous is the content before the change (nil: the file did not exist), for rollback.
 	Previous []byte
+	// Link, if set, makes NodePath a symbolic link to Link (replaced atomically); PreviousLink is the link's
+	// target before the change ("": it was no link).
+	Link, PreviousLink string
+	// Adopt, if set, is the host path of a file on the node that NodePath becomes a hard link of: a binary of the
+	// flat layout moved into the side-by-side layout without a copy (package releases).
+	Adopt string
+	// Tree marks the removal of a whole directory (a release no sandbox uses any more).
+	Tree bool
 }
 
 func (c Change) String() string {
 	verb := "write"
-	if c.removes() {
+	switch {
+	case c.Link != "":
+		verb = "link"
+	case c.Adopt != "":
+		verb = "adopt"
+	case c.removes():
 		verb = "remove"
 	}
 	s := verb + " " + c.NodePath
+	if c.Link != "" {
+		s += " -> " + c.Link
+	}
 	if c.Detail != "" {
 		s += " (" + c.Detail + ")"
 	}
 	return s
 }
 
-func (c Change) removes() bool { return c.Data == nil && c.Source == "" }
+func (c Change) removes() bool {
+	return c.Data == nil && c.Source == "" && c.Link == "" && c.Adopt == ""
+}
 
 // Plan is the complete list of changes a run makes, in the order it makes them.
 type Plan struct {
@@ -71,6 +89,10 @@ type Plan struct {
 	Foreign []string
 	// GVisor and RunscSum are the version (binaries.Release.Version) and SHA-512 of the release's runsc; install only.
 	GVisor, RunscSum string
+	// KeptReleases are release ids an uninstall leaves because running sandboxes use them.
+	KeptReleases []string
+	// release is the side-by-side layout's part of an install (release.go); nil for an uninstall.
+	release *releasePlan
 }
 
 // Steps describes every step of the run in its order: the changes on the node, the sandbox proof's and the
@@ -126,17 +148,10 @@ func (r *Run) planInstall() (*Plan, error) {
 	if err := r.findForeign(p); err != nil {
 		return nil, err
 	}
-	binActions, err := binaries.Plan(rel, r.host(r.opts.BinDir))
-	if err != nil {
+	if err := r.planRelease(p, rel, runscData); err != nil {
 		return nil, err
-	}
-	for _, a := range binActions {
-		p.Changes = append(p.Changes, Change{NodePath: r.nodePath(a.Path), Source: a.Source, Sum: a.Sum, Perm: binaries.Mode})
 	}
 	if err := r.planStaleTemps(p); err != nil {
-		return nil, err
-	}
-	if err := r.addIfDifferent(p, Change{NodePath: cc.RunscConfigPath, Data: runscData, Perm: 0o644, Detail: "runsc flags; read at every sandbox start, no restart"}); err != nil {
 		return nil, err
 	}
 	if err := r.planRegister(p, doc); err != nil {

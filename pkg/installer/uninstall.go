@@ -16,6 +16,7 @@ import (
 	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
 )
 
@@ -30,10 +31,8 @@ func (r *Run) planUninstall() (*Plan, error) {
 		return nil, err
 	}
 	for _, nodePath := range []string{BackupPath, cc.RunscConfigPath} {
-		if prev, exists, err := hostfs.ReadFileIfExists(r.host(nodePath)); err != nil {
+		if err := r.planRemoval(p, nodePath); err != nil {
 			return nil, err
-		} else if exists {
-			p.Changes = append(p.Changes, Change{NodePath: nodePath, Previous: prev})
 		}
 	}
 	bins, err := binaries.UninstallPlan(r.host(r.opts.BinDir))
@@ -42,6 +41,9 @@ func (r *Run) planUninstall() (*Plan, error) {
 	}
 	for _, a := range bins {
 		p.Changes = append(p.Changes, Change{NodePath: r.nodePath(a.Path)})
+	}
+	if err := r.planReleasesRemoval(p); err != nil {
+		return nil, err
 	}
 	if err := r.planStaleTemps(p); err != nil {
 		return nil, err
@@ -158,10 +160,12 @@ func (r *Run) uninstall(ctx context.Context) (Result, error) {
 	if err := r.apply(ctx, p, &res, verify.NoRunsc); err != nil {
 		return res, err
 	}
-	// The bin dir's gvisor-bin/ is ours; remove it once empty.
-	side := filepath.Join(r.host(r.opts.BinDir), binaries.SideDir)
-	if entries, err := os.ReadDir(side); err == nil && len(entries) == 0 {
-		_ = os.Remove(side)
+	// The bin dir's gvisor-bin/ (flat layout) and gvisor/ are ours; remove them once empty.
+	bin := r.host(r.opts.BinDir)
+	for _, dir := range []string{filepath.Join(bin, binaries.SideDir), filepath.Join(bin, releases.ReleasesDir), filepath.Join(bin, releases.Dir)} {
+		if entries, err := os.ReadDir(dir); err == nil && len(entries) == 0 {
+			_ = os.Remove(dir)
+		}
 	}
 	return res, nil
 }

@@ -24,14 +24,26 @@ const Table = "runsc_config"
 // Empty is written when the installer gets no --runsc-config: the shim needs the file ConfigPath names.
 var Empty = []byte("[" + Table + "]\n")
 
-// Validate checks data and returns the flags it sets, sorted by name.
-func Validate(path string, data []byte) ([]string, error) {
+// BinaryName is the key of the installed runsc.toml (the installer writes it, package releases) naming the runsc
+// of the release the file belongs to; the chart's input never has it.
+const BinaryName = "binary_name"
+
+// Validate checks data, the chart's runsc.toml, and returns the flags it sets, sorted by name.
+func Validate(path string, data []byte) ([]string, error) { return validate(path, data, false) }
+
+// ValidateInstalled checks an installed runsc.toml: the chart's table plus BinaryName.
+func ValidateInstalled(path string, data []byte) ([]string, error) { return validate(path, data, true) }
+
+func validate(path string, data []byte, installed bool) ([]string, error) {
 	fix := "render it from the ContainerRuntime's providerConfig.configFlags (a [runsc_config] table of `flag = \"value\"` lines)"
 	var doc map[string]any
 	if err := toml.Unmarshal(data, &doc); err != nil {
 		return nil, refusal.Wrap(path, "not valid TOML", fix, err)
 	}
-	for k := range doc {
+	for k, v := range doc {
+		if _, isString := v.(string); installed && k == BinaryName && isString {
+			continue
+		}
 		if k != Table {
 			return nil, refusal.New(path, fmt.Sprintf("unexpected key %q (only [%s] is read by the runsc shim)", k, Table), fix)
 		}
