@@ -37,7 +37,7 @@ tool-control-plane:
 tool-containerd:
 	@hack/tools/containerd.sh >/dev/null
 tool-gvisor:
-	@hack/tools/gvisor.sh >/dev/null
+	@hack/tools/gvisor.sh >/dev/null && hack/tools/gvisor.sh rebuild >/dev/null
 tool-dbus:
 	@hack/tools/dbus.sh >/dev/null
 tool-node:

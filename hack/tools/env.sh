@@ -11,6 +11,8 @@ export KUBEBUILDER_ASSETS="$("$REPO_ROOT/hack/tools/control-plane.sh")"
 export GVISOR_TEST_CONTAINERD="$("$REPO_ROOT/hack/tools/containerd.sh")"
 # Directory with static runsc and containerd-shim-runsc-v1.
 export GVISOR_TEST_GVISOR_DIR="$("$REPO_ROOT/hack/tools/gvisor.sh")"
+# The same gVisor built a second way (every file differs): the second release of upgrade and rollback tests.
+export GVISOR_TEST_GVISOR_REBUILD_DIR="$("$REPO_ROOT/hack/tools/gvisor.sh" rebuild)"
 # Debian's dbus-daemon: the systemd restarter test runs against a real bus.
 export GVISOR_TEST_DBUS_DAEMON="$("$REPO_ROOT/hack/tools/dbus.sh")"
 # golangci-lint, built from the Go module proxy: hack/lint.sh runs it with .golangci.yaml.

@@ -21,9 +21,16 @@ var (
 // are cached per test process.
 func GoBinary(t testing.TB, goarch string) []byte {
 	t.Helper()
+	return GoProgram(t, goarch, "package main\n\nfunc main() { println(\"runsc stand-in\") }\n")
+}
+
+// GoProgram is GoBinary for the program src (one main.go without imports beyond the standard library).
+func GoProgram(t testing.TB, goarch, src string) []byte {
+	t.Helper()
 	goBinMu.Lock()
 	defer goBinMu.Unlock()
-	if b, ok := goBins[goarch]; ok {
+	key := goarch + "\x00" + src
+	if b, ok := goBins[key]; ok {
 		return b
 	}
 	dir, err := os.MkdirTemp("", "gobin-")
@@ -31,12 +38,12 @@ func GoBinary(t testing.TB, goarch string) []byte {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	src := filepath.Join(dir, "main.go")
-	if err := os.WriteFile(src, []byte("package main\n\nfunc main() { println(\"runsc stand-in\") }\n"), 0o644); err != nil {
+	main := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(main, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "bin")
-	cmd := exec.Command("go", "build", "-trimpath", "-o", out, src)
+	cmd := exec.Command("go", "build", "-trimpath", "-o", out, main)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+goarch, "GOFLAGS=", "GO111MODULE=off")
 	cmd.Dir = dir
 	if msg, err := cmd.CombinedOutput(); err != nil {
@@ -46,6 +53,6 @@ func GoBinary(t testing.TB, goarch string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	goBins[goarch] = b
+	goBins[key] = b
 	return b
 }

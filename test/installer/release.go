@@ -37,12 +37,14 @@ func WriteRelease(t testing.TB, dir string, files map[string][]byte) {
 
 // RealRelease replaces dir with the real static runsc and containerd-shim-runsc-v1 (GVISOR_TEST_GVISOR_DIR) as a
 // release, with SHA512SUMS as hack/tools/gvisor-release.sh generates it.
-func RealRelease(t testing.TB, dir string) {
+func RealRelease(t testing.TB, dir string) { RealReleaseFrom(t, dir, realcomponents.GVisorDir(t)) }
+
+// RealReleaseFrom is RealRelease with the binaries from src (e.g. realcomponents.GVisorRebuildDir).
+func RealReleaseFrom(t testing.TB, dir, src string) {
 	t.Helper()
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
-	src := realcomponents.GVisorDir(t)
 	files := map[string][]byte{}
 	for _, name := range []string{"runsc", "containerd-shim-runsc-v1"} {
 		data, err := os.ReadFile(filepath.Join(src, name))

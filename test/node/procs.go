@@ -5,7 +5,10 @@ package nodetest
 
 import (
 	"bytes"
+	"crypto/sha512"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -117,4 +120,24 @@ func (n *Node) RunscSandboxCmdline(id string) ([]string, error) {
 		return nil, fmt.Errorf("%d runsc-sandbox processes for sandbox %s, want 1; runsc processes on the node: %v", len(found), id, runsc)
 	}
 	return found[0], nil
+}
+
+// RunscSandboxExeSum returns the SHA-512 (hex) of the executable the runsc sandbox process of sandbox id runs: which
+// release's runsc that sandbox was started with, whatever the bin dir's links say now.
+func (n *Node) RunscSandboxExeSum(id string) (string, error) {
+	for _, p := range n.nodeProcs() {
+		if len(p.cmdline) > 0 && p.cmdline[0] == "runsc-sandbox" && slices.Contains(p.cmdline, id) {
+			f, err := os.Open(filepath.Join("/proc", strconv.Itoa(p.pid), "exe"))
+			if err != nil {
+				return "", fmt.Errorf("opening the executable of %s: %w", p, err)
+			}
+			defer f.Close()
+			h := sha512.New()
+			if _, err := io.Copy(h, f); err != nil {
+				return "", fmt.Errorf("reading the executable of %s: %w", p, err)
+			}
+			return hex.EncodeToString(h.Sum(nil)), nil
+		}
+	}
+	return "", fmt.Errorf("no runsc-sandbox process for sandbox %s on the node", id)
 }

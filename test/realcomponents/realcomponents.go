@@ -60,6 +60,12 @@ func KubebuilderAssets(t testing.TB) string {
 // GVisorDir returns the folder with static runsc and containerd-shim-runsc-v1 (GVISOR_TEST_GVISOR_DIR).
 func GVisorDir(t testing.TB) string { return Env(t, "GVISOR_TEST_GVISOR_DIR", "tool-gvisor") }
 
+// GVisorRebuildDir returns the directory of the same gVisor built a second way, every file different
+// (GVISOR_TEST_GVISOR_REBUILD_DIR, `hack/tools/gvisor.sh rebuild`): the second release of upgrade tests.
+func GVisorRebuildDir(t testing.TB) string {
+	return Env(t, "GVISOR_TEST_GVISOR_REBUILD_DIR", "tool-gvisor")
+}
+
 // Node returns what the real-sandbox test nodes need from Debian, "busybox=PATH cni=DIR" (GVISOR_TEST_NODE,
 // printed by hack/tools/node.sh; test/node parses it).
 func Node(t testing.TB) string { return Env(t, "GVISOR_TEST_NODE", "tool-node") }
