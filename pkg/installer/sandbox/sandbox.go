@@ -18,6 +18,11 @@
 //
 // The kubelet does not know this pod and may stop it during its housekeeping; a proof that finds its sandbox
 // stopped right after a successful start tries once more.
+//
+// Each sandbox gets a log directory of its own in containerd's run directory (logdir.go), where the runsc shim has
+// `runsc boot` write its stderr: when boot dies, containerd's CRI error ends in "waiting for sandbox to start: EOF",
+// and the proof's error gets runsc's own reason from there (reason.go). The directory is removed after every
+// proof.
 package sandbox
 
 import (
@@ -72,12 +77,17 @@ type Proof struct {
 	Total time.Duration
 	// Leftovers counts sandboxes of earlier, interrupted proofs that were removed first.
 	Leftovers int
+	// LogDirLeft says why the proof sandbox's log directory could not be removed ("" when it was).
+	LogDirLeft string
 }
 
 func (p Proof) String() string {
 	s := fmt.Sprintf("gVisor sandbox started in %s", p.Started.Round(time.Millisecond))
 	if p.RuntimeType != "" {
 		s += " (" + p.RuntimeType + ")"
+	}
+	if p.LogDirLeft != "" {
+		s += " (" + p.LogDirLeft + ")"
 	}
 	return s
 }
@@ -98,8 +108,9 @@ type CRI struct {
 	Creator string
 }
 
-// Prove removes earlier proofs' sandboxes, starts one sandbox with the handler, checks that it runs with it, and
-// stops and removes it. A failure returns an error carrying containerd's own text and leaves no sandbox behind.
+// Prove removes earlier proofs' sandboxes and log directories, starts one sandbox with the handler, checks that it
+// runs with it, and stops and removes it. A failure returns an error carrying containerd's own text, followed by
+// runsc's ("; runsc: <line>") where containerd's does not say it, and leaves no sandbox and no log directory behind.
 func (c CRI) Prove(ctx context.Context) (Proof, error) {
 	if c.Handler == "" {
 		c.Handler = DefaultHandler
@@ -121,6 +132,9 @@ func (c CRI) Prove(ctx context.Context) (Proof, error) {
 	if proof.Leftovers, err = c.removeAll(ctx, rs); err != nil {
 		return proof, fmt.Errorf("removing the sandboxes of earlier proofs (label %s): %w", LabelKey, err)
 	}
+	if err := removeAllLogDirs(c.Socket); err != nil {
+		return proof, err
+	}
 	parent := c.CgroupParent
 	if parent == "" {
 		if parent, err = besteffortParent(ctx, rs); err != nil {
@@ -128,17 +142,10 @@ func (c CRI) Prove(ctx context.Context) (Proof, error) {
 		}
 	}
 	for attempt := 1; ; attempt++ {
-		stopped, err := c.once(ctx, rs, parent, &proof)
+		stopped, err := c.attempt(ctx, rs, parent, &proof)
 		if err == nil {
 			proof.Total = time.Since(start)
 			return proof, nil
-		}
-		// Never leave a sandbox behind, also when the proof's own time ran out.
-		cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-		_, cerr := c.removeAll(cctx, rs)
-		ccancel()
-		if cerr != nil {
-			err = fmt.Errorf("%w; removing the proof sandbox: %v", err, cerr)
 		}
 		if !stopped || attempt == attempts || ctx.Err() != nil {
 			return proof, err
@@ -146,13 +153,42 @@ func (c CRI) Prove(ctx context.Context) (Proof, error) {
 	}
 }
 
-// once runs one sandbox. stopped reports a sandbox that started but was no longer running at the check (something
-// else stopped it; the kubelet's housekeeping may stop pods it does not know).
-func (c CRI) once(ctx context.Context, rs runtimeapi.RuntimeServiceClient, parent string, proof *Proof) (stopped bool, err error) {
+// attempt runs one sandbox with a log directory of its own (logdir.go). A failure's error gets runsc's reason
+// from that directory and leaves no sandbox behind; the directory is removed in every case.
+func (c CRI) attempt(ctx context.Context, rs runtimeapi.RuntimeServiceClient, parent string, proof *Proof) (stopped bool, err error) {
 	cfg, err := c.config(parent)
 	if err != nil {
 		return false, err
 	}
+	logs, err := newLogDir(c.Socket, cfg.GetMetadata().GetUid())
+	if err != nil {
+		return false, err
+	}
+	cfg.LogDirectory = logs.node
+	stopped, err = c.once(ctx, rs, cfg, proof)
+	if err != nil {
+		err = withReason(err, logs.host)
+		// Never leave a sandbox behind, also when the proof's own time ran out.
+		cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+		_, cerr := c.removeAll(cctx, rs)
+		ccancel()
+		if cerr != nil {
+			err = fmt.Errorf("%w; removing the proof sandbox: %v", err, cerr)
+		}
+	}
+	if rerr := logs.remove(); rerr != nil {
+		if err != nil {
+			return stopped, fmt.Errorf("%w; %v", err, rerr)
+		}
+		// gVisor works: a directory left on the node's tmpfs does not unprove it, and the next proof removes it.
+		proof.LogDirLeft = rerr.Error()
+	}
+	return stopped, err
+}
+
+// once runs one sandbox. stopped reports a sandbox that started but was no longer running at the check (something
+// else stopped it; the kubelet's housekeeping may stop pods it does not know).
+func (c CRI) once(ctx context.Context, rs runtimeapi.RuntimeServiceClient, cfg *runtimeapi.PodSandboxConfig, proof *Proof) (stopped bool, err error) {
 	t0 := time.Now()
 	run, err := rs.RunPodSandbox(ctx, &runtimeapi.RunPodSandboxRequest{Config: cfg, RuntimeHandler: c.Handler})
 	if err != nil {

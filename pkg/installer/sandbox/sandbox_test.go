@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,6 +60,11 @@ func TestProveFailsWithoutRunsc(t *testing.T) {
 			t.Logf("%s after %s: %v", c, time.Since(start).Round(time.Millisecond), err)
 			if n := sandboxes(t, d.Socket); n != 0 {
 				t.Errorf("%d sandboxes left behind", n)
+			}
+			// The proof sandbox's log directory lies next to the socket, in containerd's run directory.
+			run := filepath.Dir(d.Socket)
+			if entries, err := os.ReadDir(run); err != nil || slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == "gvisor-installer" }) {
+				t.Errorf("the proof's log directory is left behind in %s (%v): %v", run, err, entries)
 			}
 		})
 	}

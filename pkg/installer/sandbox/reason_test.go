@@ -1,0 +1,75 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDecisiveLine: the line picked from real panic logs of `runsc boot` (testdata, captured from this repo's
+// real-node tests: the KVM platform on a nested-virtualisation VM, enable-core-tags on a kernel without core
+// scheduling) and from the other formats runsc's logs use.
+func TestDecisiveLine(t *testing.T) {
+	for name, want := range map[string]string{
+		"kvm-out-of-slots.gvisor_panic.log": "fatal error: set memory region failed; out of slots (in pkg/sentry/platform/kvm.(*machine).mapMemorySlot)",
+		"core-tags.gvisor_panic.log":        "Failed to core tag sentry: failed to core tag sentry: invalid argument",
+	} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := decisiveLine(string(data)); got != want {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+	for text, want := range map[string]string{
+		"": "",
+		"\n\nunable to read from the sync descriptor: 0, error EOF\n":                                                                                          "",
+		`{"log":"creating loader: boom\n","stream":"stderr","time":"2026-12-02T00:22:52Z"}`:                                                                    "creating loader: boom",
+		`{"msg":"no kvm","level":"error","time":"2026-12-02T00:22:52Z"}`:                                                                                       "no kvm",
+		`time="2026-12-02T00:22:52Z" level=error msg="runsc said \"no\""`:                                                                                      `runsc said "no"`,
+		"W1202 00:22:52.123456    1234 util.go:51] FATAL ERROR: creating loader: boom\n":                                                                       "creating loader: boom",
+		"panic: runtime error: invalid memory address\n[signal SIGSEGV]\n\ngoroutine 1 [running]:\nruntime.panicmem(...)\n\truntime/panic.go:1\nmain.main()\n": "panic: runtime error: invalid memory address (in main.main)",
+		"panic: x\n\ngoroutine 7 [running]:\nruntime.gopark()\n\ngoroutine 1 [select]:\nmain.main()\n":                                                         "panic: x",
+		strings.Repeat("é", lineLimit): strings.Repeat("é", lineLimit/2) + "...",
+	} {
+		if got := decisiveLine(text); got != want {
+			t.Errorf("decisiveLine(%.60q) = %q, want %q", text, got, want)
+		}
+	}
+}
+
+// TestWithReason: the panic log comes before the other files; a directory without a reason, or with one that
+// containerd's error already carries, leaves the error alone; the error stays unwrappable.
+func TestWithReason(t *testing.T) {
+	dir := t.TempDir()
+	cause := errors.New("rpc error: waiting for sandbox to start: EOF")
+	if got := withReason(cause, filepath.Join(dir, "missing")); got != cause {
+		t.Errorf("no directory: %v", got)
+	}
+	write(t, filepath.Join(dir, "gvisor.log"), `{"log":"user log line\n"}`)
+	write(t, filepath.Join(dir, panicLog), "creating loader: boom\nunable to read from the sync descriptor: 0, error EOF\n")
+	got := withReason(cause, dir)
+	if want := cause.Error() + "; runsc: creating loader: boom"; got.Error() != want || !errors.Is(got, cause) {
+		t.Errorf("got %v, want %s", got, want)
+	}
+	if got := withReason(errors.New("OCI runtime create failed: creating loader: boom"), dir); strings.Contains(got.Error(), "runsc:") {
+		t.Errorf("a reason containerd already gives is repeated: %v", got)
+	}
+	write(t, filepath.Join(dir, panicLog), "")
+	if got := withReason(cause, dir); !strings.HasSuffix(got.Error(), "; runsc: user log line") {
+		t.Errorf("an empty panic log should fall back to the other files: %v", got)
+	}
+}
+
+func write(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
