@@ -105,13 +105,15 @@ func ForeignWarning(paths []string) string {
 // previous run may have written it and died before the restart.
 func (r *Run) apply(ctx context.Context, p *Plan, res *Result, want verify.Expect) error {
 	log := r.opts.Logger
+	j := &hostfs.Journal{} // a failing write undoes the earlier ones (temps.go)
 	for _, c := range p.Changes {
-		if err := r.write(c); err != nil {
-			return err
+		if err := r.writeUndoable(j, c); err != nil {
+			return r.undo(j, res, err)
 		}
 		res.Changed = append(res.Changed, c.String())
 		log.Info("applied", "step", "write", "change", c.String())
 	}
+	r.commit(j)
 	if err := r.cleanSidecarDir(p); err != nil {
 		return err
 	}

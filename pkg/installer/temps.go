@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
 	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
 )
 
 // tempPattern matches the temporary files hostfs writes beside a target before renaming them over it.
@@ -39,4 +41,36 @@ func (r *Run) planStaleTemps(p *Plan) error {
 		p.Changes = append(p.Changes, Change{NodePath: r.nodePath(m), Detail: "temporary file of an interrupted run"})
 	}
 	return nil
+}
+
+// writeUndoable makes c's write undoable in j (hostfs.Journal: the replaced file kept as a hard link beside it,
+// missing directories recorded), then writes it. The kept links match tempPattern: a run killed before it
+// committed or undid them leaves them to the next run's planStaleTemps.
+func (r *Run) writeUndoable(j *hostfs.Journal, c Change) error {
+	if err := j.Prepare(r.host(c.NodePath)); err != nil {
+		return err
+	}
+	return r.write(c)
+}
+
+// undo takes back this run's writes after cause made one fail, so that the failed run leaves the node exactly as
+// it found it (a full disk typically fails the third of five files: without this the node kept a new shim next
+// to the old runsc, or config.toml's backup without the edit it backs up). containerd was not restarted yet, so
+// it runs on the configuration that is on disk again.
+func (r *Run) undo(j *hostfs.Journal, res *Result, cause error) error {
+	if err := j.Undo(); err != nil {
+		return fmt.Errorf("%w; undoing this run's earlier changes failed too, so the node keeps them (the next run completes them): %w", cause, err)
+	}
+	if len(res.Changed) > 0 {
+		r.opts.Logger.Info("undone", "step", "undo", "changes", strings.Join(res.Changed, ", "))
+	}
+	res.Changed = nil
+	return fmt.Errorf("%w (nothing on the node changed: this run undid its earlier changes)", cause)
+}
+
+// commit drops what j kept for undoing; a link it cannot remove only costs space until the next run removes it.
+func (r *Run) commit(j *hostfs.Journal) {
+	if err := j.Commit(); err != nil {
+		r.opts.Logger.Warn("cannot remove a file kept for undoing; the next run removes it", "step", "write", "error", err.Error())
+	}
 }

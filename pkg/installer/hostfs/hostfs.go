@@ -159,9 +159,11 @@ func CopyFileAtomicObserved(src, dst, wantSum string, perm fs.FileMode, copied f
 }
 
 // replaceAtomic creates a temporary file beside path, lets fill write it, then sets perm, fsyncs, renames it over
-// path and fsyncs the directory. On any error the temporary file is removed and path is untouched.
-func replaceAtomic(path string, perm fs.FileMode, fill func(tmp *os.File) error) error {
+// path and fsyncs the directory. On any error the temporary file is removed and path is untouched; a full disk
+// is named as such.
+func replaceAtomic(path string, perm fs.FileMode, fill func(tmp *os.File) error) (err error) {
 	dir := filepath.Dir(path)
+	defer func() { err = explainFull(dir, err) }()
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".gvisor-installer-*")
 	if err != nil {
 		return fmt.Errorf("creating temporary file beside %s: %w", path, err)
