@@ -95,6 +95,8 @@ func (r *Run) proofFailed(ctx context.Context, p *Plan, res *Result, cause error
 	if err != nil {
 		cause = fmt.Errorf("%w; falling back to the last proven release: %v", cause, err)
 	}
+	// runsc is withdrawn: the node runs no release, this one included.
+	rp.state.Good = slices.DeleteFunc(rp.state.Good, func(id string) bool { return id == rp.id })
 	r.saveState(rp)
 	res.Verdict = failedVerdict
 	return r.withdraw(ctx, p, res, cause)

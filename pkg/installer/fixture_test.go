@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
@@ -81,7 +82,12 @@ func (h *host) write(t testing.TB, nodePath string, data []byte) {
 
 func (h *host) read(t testing.TB, nodePath string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(h.path(nodePath))
+	// As the node reads it: runsc.toml is an absolute link into the bin dir (package releases).
+	p, err := hostfs.ResolveUnder(h.root, nodePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}

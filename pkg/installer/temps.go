@@ -11,6 +11,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
 	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
 )
 
@@ -27,7 +28,16 @@ const tempPattern = ".*.gvisor-installer-*"
 // lists the same files and removes nothing.) An installer older than the lock does not take it; during the one
 // rollout from such a version the DaemonSet stops the old pod before it starts the new one on a node.
 func (r *Run) planStaleTemps(p *Plan) error {
-	dirs := []string{r.opts.BinDir, filepath.Join(r.opts.BinDir, binaries.SideDir), filepath.Dir(cc.ConfigPath), filepath.Dir(cc.DropInPath)}
+	dirs := []string{r.opts.BinDir, filepath.Join(r.opts.BinDir, binaries.SideDir), filepath.Dir(cc.ConfigPath), filepath.Dir(cc.DropInPath),
+		filepath.Join(r.opts.BinDir, releases.Dir)}
+	// Every release directory, and its gvisor-bin/ (package releases).
+	rels, err := filepath.Glob(r.host(filepath.Join(r.opts.BinDir, releases.ReleasesDir, "*")))
+	if err != nil {
+		return fmt.Errorf("listing the releases in %s: %w", r.opts.BinDir, err)
+	}
+	for _, rel := range rels {
+		dirs = append(dirs, r.nodePath(rel), filepath.Join(r.nodePath(rel), binaries.SideDir))
+	}
 	var found []string
 	for _, dir := range dirs {
 		matches, err := filepath.Glob(filepath.Join(r.host(dir), tempPattern))
