@@ -74,11 +74,10 @@ exit 9
 
 // reproveRun is the built program in reprove mode with proofScript as its proof, in a directory of its own.
 type reproveRun struct {
-	t                          *testing.T
-	dir, proven, termination   string
-	cmd                        *exec.Cmd
-	stderr                     bytes.Buffer
-	interval, timeout, initial string
+	t                        *testing.T
+	dir, proven, termination string
+	cmd                      *exec.Cmd
+	stderr                   bytes.Buffer
 }
 
 func newReproveRun(t *testing.T, bin, interval, timeout, first string) *reproveRun {
