@@ -54,6 +54,7 @@ func TestTemplateDefaults(t *testing.T) {
 		"--uninstall-timeout=5m",
 		"--readiness-gate=false",
 		"--prove-sandbox=true",
+		"--reprove-interval=5m",
 		"--healthcheck-sync-period=30s",
 		"--delivery-mode=daemonset",
 		"--webhook-config-mode=service",

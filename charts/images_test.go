@@ -216,6 +216,9 @@ func (e *extractor) check(t *testing.T, spec corev1.PodSpec) []error {
 			continue
 		}
 		commands := [][]string{append(append([]string(nil), c.Command...), c.Args...)}
+		if proof := reproveCommand(commands[0]); proof != nil {
+			commands = append(commands, proof) // gvisor-idle does not run it in its check mode
+		}
 		for _, p := range []*corev1.Probe{c.ReadinessProbe, c.LivenessProbe, c.StartupProbe} {
 			if p != nil && p.Exec != nil {
 				commands = append(commands, p.Exec.Command)
@@ -320,4 +323,18 @@ func (e *extractor) unpack(t *testing.T, img images.Image) {
 		}
 		e.files[img.Name]["/"+path.Clean(hdr.Name)] = dst
 	}
+}
+
+// reproveCommand is the proof command of a `/gvisor-idle reprove ... -- PROOF...` command line (what follows the
+// first --), nil for any other.
+func reproveCommand(argv []string) []string {
+	if len(argv) < 2 || argv[0] != "/gvisor-idle" || argv[1] != "reprove" {
+		return nil
+	}
+	for i, a := range argv {
+		if a == "--" {
+			return argv[i+1:]
+		}
+	}
+	return nil
 }

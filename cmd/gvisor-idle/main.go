@@ -10,6 +10,9 @@
 //
 //	gvisor-idle                          wait for SIGTERM or SIGINT, then exit 0
 //	gvisor-idle ready --ready-file FILE  readiness probe: exit 0 iff FILE exists (1 if not, 2 on a usage error)
+//	gvisor-idle reprove --interval DUR --proven-file FILE [--timeout DUR] [--termination-message FILE] -- PROOF...
+//	                                     idle, but run PROOF (gvisor-installer prove) at once and every DUR; exit 1
+//	                                     when it fails (reprove.go)
 //
 // The probe runs every 10 s on every node, so it is this small program too, not the installer. With
 // RUNTIME_GVISOR_CHECK_ARGS=1 (package argcheck's check mode) it only parses its command line (check).
@@ -23,7 +26,10 @@ package main
 import "syscall"
 
 const usage = "usage: gvisor-idle                          wait for SIGTERM or SIGINT, then exit 0\n" +
-	"       gvisor-idle ready --ready-file FILE    exit 0 iff FILE exists (readiness probe)\n"
+	"       gvisor-idle ready --ready-file FILE    exit 0 iff FILE exists (readiness probe)\n" +
+	"       gvisor-idle reprove --interval DUR --proven-file FILE [--timeout DUR] [--termination-message FILE] -- PROOF [ARG...]\n" +
+	"                                              run PROOF now and every DUR (5m, 90s), create FILE after each success;\n" +
+	"                                              on a failure remove FILE, write why to the termination message, exit 1\n"
 
 // checkArgsEnv and checkArgsOK are package argcheck's Env and OK (the check mode every binary of ours has), spelled
 // out here because this program imports nothing but syscall; a test keeps them equal.
@@ -43,6 +49,9 @@ func main() {
 	}
 	if len(args) <= 1 { // argv[0] only
 		idle()
+	}
+	if args[1] == "reprove" {
+		reprove(args[2:])
 	}
 	syscall.Exit(run(args[1:]))
 }
@@ -64,10 +73,17 @@ func run(args []string) int {
 	return 2
 }
 
-// check is the check mode: the command line parsed as run parses it (no arguments: idle; ready and its flag), no
-// file looked at; 0 and checkArgsOK on stdout if it parses, 2 (a usage error) otherwise.
+// check is the check mode: the command line parsed as run parses it (no arguments: idle; ready and its flag;
+// reprove and its flags, the proof command only as far as being an absolute path, since this program does not run
+// it here: charts/images_test.go checks that command line against its own binary), no file looked at; 0 and
+// checkArgsOK on stdout if it parses, 2 (a usage error) otherwise.
 func check(args []string) int {
-	if len(args) > 0 {
+	if len(args) > 0 && args[0] == "reprove" {
+		if _, problem := parseReprove(args[1:]); problem != "" {
+			stderr("gvisor-idle: the arguments do not parse: " + problem + "\n" + usage)
+			return 2
+		}
+	} else if len(args) > 0 {
 		if file, ok := readyFileFlag(args[1:]); args[0] != "ready" || !ok || file == "" {
 			stderr("gvisor-idle: the arguments do not parse\n" + usage)
 			return 2

@@ -85,6 +85,13 @@ func TestCheckMode(t *testing.T) {
 		"ready --bogus=1":                 2,
 		"--help":                          2,
 		"frobnicate":                      2,
+		// The proof command is not run (nor looked for): the charts' contract test checks it with its own binary.
+		"reprove --interval=5m --proven-file=/p --termination-message=/t -- /nonexistent --flag": 0,
+		"reprove --interval 5m --timeout 3m --proven-file /p -- /nonexistent":                    0,
+		"reprove --interval=5m --proven-file=/p":                                                 2,
+		"reprove --interval=5m -- /nonexistent":                                                  2,
+		"reprove --proven-file=/p -- /nonexistent":                                               2,
+		"reprove --interval=1.5s --proven-file=/p -- /nonexistent":                               2,
 	} {
 		cmd := exec.Command(bin, strings.Fields(args)...)
 		cmd.Env = append(os.Environ(), argcheck.Env+"=1")

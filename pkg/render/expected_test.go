@@ -95,8 +95,10 @@ type dsParams struct {
 	tolerations                        []corev1.Toleration
 	// uninstall renders the uninstall mode: command uninstall, no release or runsc config, the mode label.
 	uninstall bool
-	// skipSandboxProof renders install mode with --prove-sandbox=false.
+	// skipSandboxProof renders install mode with --prove-sandbox=false (and the idle container without the re-proof).
 	skipSandboxProof bool
+	// reproveInterval is the idle container's --interval in install mode with the proof; empty: the chart's 5m.
+	reproveInterval string
 }
 
 func expectedDaemonSet(p dsParams) *appsv1.DaemonSet {
@@ -192,6 +194,16 @@ func expectedDaemonSet(p dsParams) *appsv1.DaemonSet {
 			},
 		},
 	}
+	if !p.uninstall && !p.skipSandboxProof {
+		interval := p.reproveInterval
+		if interval == "" {
+			interval = "5m"
+		}
+		ds.Spec.Template.Spec.Containers = []corev1.Container{expectedReproveContainer(p.image, p.binaryPath, interval)}
+		ds.Spec.Template.Spec.Volumes = append(ds.Spec.Template.Spec.Volumes, corev1.Volume{Name: "proof", VolumeSource: corev1.VolumeSource{
+			EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory, SizeLimit: &sizeLimit},
+		}})
+	}
 	if p.uninstall {
 		// Written out, not derived: the node-side contract of the uninstall mode.
 		ds.Labels = map[string]string{"app.kubernetes.io/name": "gvisor-installation", "app.kubernetes.io/instance": p.pool,
@@ -254,4 +266,28 @@ func expectedIdleContainer(image string) corev1.Container {
 		},
 		VolumeMounts: []corev1.VolumeMount{{Name: "state", MountPath: "/run/gvisor-installer", ReadOnly: true}},
 	}
+}
+
+// expectedReproveContainer is the idle container of install mode with the sandbox proof: gvisor-idle reprove running
+// gvisor-installer prove at its start and every interval, Ready on its own proven file, root for the CRI socket with
+// every host mount read-only, no capability, a memory limit for the proof's peak.
+func expectedReproveContainer(image, binaryPath, interval string) corev1.Container {
+	c := expectedIdleContainer(image)
+	c.TerminationMessagePolicy = corev1.TerminationMessageFallbackToLogsOnError
+	c.Command = []string{
+		"/gvisor-idle", "reprove", "--interval=" + interval, "--proven-file=/run/gvisor-idle/proven", "--termination-message=/dev/termination-log",
+		"--", "/gvisor-installer", "prove", "--host-root=/host", "--bin-dir=" + binaryPath, "--registration-timeout=30s",
+		"--termination-message=/dev/termination-log",
+	}
+	c.ReadinessProbe.Exec.Command = []string{"/gvisor-idle", "ready", "--ready-file=/run/gvisor-idle/proven"}
+	c.Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("32Mi")}
+	c.SecurityContext.RunAsUser, c.SecurityContext.RunAsGroup, c.SecurityContext.RunAsNonRoot = ptr.To[int64](0), nil, ptr.To(false)
+	c.VolumeMounts = []corev1.VolumeMount{
+		{Name: "state", MountPath: "/run/gvisor-installer", ReadOnly: true},
+		{Name: "proof", MountPath: "/run/gvisor-idle"},
+		{Name: "containerd-run", MountPath: "/host/run/containerd", ReadOnly: true},
+		{Name: "bin-dir", MountPath: "/host" + binaryPath, ReadOnly: true},
+		{Name: "containerd-config", MountPath: "/host/etc/containerd", ReadOnly: true},
+	}
+	return c
 }

@@ -160,6 +160,9 @@ func (r *Renderer) renderInstallation(v InstallationValues) (*Manifests, error) 
 	if v.SkipSandboxProof {
 		values["proveSandbox"] = false // the chart's default is on
 	}
+	if v.ReproveInterval != 0 {
+		values["reproveInterval"] = formatInterval(v.ReproveInterval)
+	}
 	if v.Mode != ModeUninstall {
 		if values["releaseSums"], err = r.releaseSums(v.Architecture); err != nil {
 			return nil, err

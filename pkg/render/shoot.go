@@ -5,6 +5,7 @@ package render
 
 import (
 	"fmt"
+	"time"
 
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -22,6 +23,9 @@ type Settings struct {
 	// SkipSandboxProof renders every installation with the installer's sandbox proof off (--prove-sandbox=false);
 	// the zero value keeps it on.
 	SkipSandboxProof bool
+	// ReproveInterval is how often each node's idle container proves gVisor again (the installation chart's
+	// reproveInterval); zero keeps the chart's default (DefaultReproveInterval).
+	ReproveInterval time.Duration
 	// DeliveryMode is how gVisor reaches the nodes; the zero value means delivery.DaemonSet.
 	DeliveryMode delivery.Mode
 }
@@ -131,7 +135,7 @@ func (r *Renderer) pool(s Settings, in ShootInput, gate bool, mode delivery.Mode
 	}
 	values.TargetVersion = in.KubernetesVersion
 	values.Architecture = in.Architectures[values.WorkerPool]
-	values.ReadinessGate, values.SkipSandboxProof = gate, s.SkipSandboxProof
+	values.ReadinessGate, values.SkipSandboxProof, values.ReproveInterval = gate, s.SkipSandboxProof, s.ReproveInterval
 	if p.Installation, err = r.renderInstallation(values); err != nil {
 		what := "rendering the installation chart"
 		if in.Uninstall {

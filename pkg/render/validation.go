@@ -77,6 +77,11 @@ func validateInstallationValues(v InstallationValues) field.ErrorList {
 	switch v.Mode {
 	case "", ModeInstall:
 		errs = append(errs, v1alpha1.ValidateFlags(v.ConfigFlags, field.NewPath("configFlags"))...)
+		if v.ReproveInterval != 0 {
+			if err := ValidateReproveInterval(v.ReproveInterval); err != nil {
+				errs = append(errs, field.Invalid(field.NewPath("reproveInterval"), v.ReproveInterval.String(), err.Error()))
+			}
+		}
 	case ModeUninstall:
 	default:
 		errs = append(errs, field.NotSupported(field.NewPath("mode"), v.Mode, []Mode{ModeInstall, ModeUninstall}))

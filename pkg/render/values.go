@@ -4,6 +4,8 @@
 package render
 
 import (
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 )
@@ -79,4 +81,7 @@ type InstallationValues struct {
 	// registered and verified over CRI, without starting a gVisor sandbox (--prove-sandbox=false). The zero value
 	// keeps the chart's default, the proof on. An operator setting (Settings.SkipSandboxProof).
 	SkipSandboxProof bool `json:"-"`
+	// ReproveInterval renders the chart's reproveInterval (ValidateReproveInterval); zero keeps the chart's
+	// default (DefaultReproveInterval). An operator setting (Settings.ReproveInterval).
+	ReproveInterval time.Duration `json:"-"`
 }

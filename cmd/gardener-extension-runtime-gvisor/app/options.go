@@ -35,6 +35,8 @@ const (
 	ReadinessGateFlag = "readiness-gate"
 	// ProveSandboxFlag switches the installer's sandbox proof (on by default) off with false.
 	ProveSandboxFlag = "prove-sandbox"
+	// ReproveIntervalFlag is how often each node's installation pod proves gVisor again (with the sandbox proof).
+	ReproveIntervalFlag = "reprove-interval"
 	// DeliveryModeFlag selects how gVisor reaches the nodes (pkg/delivery): daemonset or operatingsystemconfig.
 	DeliveryModeFlag = "delivery-mode"
 	// HealthCheckSyncPeriodFlag is how often the health-check controller recomputes each ContainerRuntime's conditions.
@@ -69,6 +71,8 @@ type Options struct {
 	// ProveSandbox renders the installation with the installer's sandbox proof (default true): a node's pod turns
 	// Ready only once a real gVisor sandbox started there.
 	ProveSandbox bool
+	// ReproveInterval is how often each node's idle container proves gVisor again (render.Settings.ReproveInterval).
+	ReproveInterval time.Duration
 	// DeliveryMode is how gVisor reaches a pool's nodes (delivery.DaemonSet, the default, or
 	// delivery.OperatingSystemConfig).
 	DeliveryMode delivery.Mode
@@ -103,6 +107,7 @@ func NewOptions() *Options {
 		DeleteWaitTimeout: 2 * time.Minute,
 		UninstallTimeout:  5 * time.Minute,
 		ProveSandbox:      true,
+		ReproveInterval:   render.DefaultReproveInterval,
 		DeliveryMode:      delivery.DaemonSet,
 		KubeAPIQPS:        100,
 		// Gardener's providers check every 30s; gardenlet's care controller reads the conditions every minute.
@@ -138,6 +143,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.ProveSandbox, ProveSandboxFlag, o.ProveSandbox,
 		"Have the installer start a real gVisor sandbox on every node (after registering runsc and on every re-run) before "+
 			"its pod turns Ready; a node where it does not start gets runsc unregistered again. false: Ready means runsc is registered.")
+	fs.DurationVar(&o.ReproveInterval, ReproveIntervalFlag, o.ReproveInterval,
+		"With the sandbox proof: how often each node's installation pod starts a real gVisor sandbox again (and once when its idle "+
+			"container starts). A node where it fails turns its pod not Ready and EveryNodeReady False with the proof's reason. Whole seconds, at least 10s.")
 	fs.Func(DeliveryModeFlag, "How gVisor reaches the nodes of a pool: daemonset (an installation DaemonSet per pool in the shoot) or "+
 		"operatingsystemconfig (the extension's OperatingSystemConfig webhook adds runsc to the pool's OSC, gardener-node-agent installs "+
 		"it before kubelet starts). docs/delivery-modes.md compares them.",
@@ -191,6 +199,9 @@ func (o *Options) Validate() error {
 	if o.HealthCheckSyncPeriod <= 0 {
 		errs = append(errs, fmt.Errorf("--%s must be positive, got %s (for example 30s)", HealthCheckSyncPeriodFlag, o.HealthCheckSyncPeriod))
 	}
+	if err := render.ValidateReproveInterval(o.ReproveInterval); err != nil {
+		errs = append(errs, fmt.Errorf("--%s: %w", ReproveIntervalFlag, err))
+	}
 	if o.UninstallTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--%s must be positive, got %s (for example 5m)", UninstallTimeoutFlag, o.UninstallTimeout))
 	}
@@ -207,6 +218,7 @@ func (o *Options) ControllerSettings() containerruntime.Settings {
 		Render: render.Settings{
 			ReadinessGate:    o.ReadinessGate,
 			SkipSandboxProof: !o.ProveSandbox,
+			ReproveInterval:  o.ReproveInterval,
 			DeliveryMode:     o.DeliveryMode,
 		},
 		DeleteWaitTimeout: o.DeleteWaitTimeout,

@@ -100,8 +100,9 @@ func podReady(p *corev1.Pod) bool {
 	return false
 }
 
-// podReason says why a pod is not Ready, and whether that is a failure: the installer's termination message
-// (the current or the last run's, one stable line, see cmd/gvisor-installer), prefixed with the kubelet's
+// podReason says why a pod is not Ready, and whether that is a failure: the installer's termination message, or the
+// idle container's when its re-proof failed after the install (gvisor-idle reprove ends it with the proof's line;
+// the current or the last run's, one stable line, see cmd/gvisor-installer), prefixed with the kubelet's
 // waiting or terminated reason (CrashLoopBackOff, ImagePullBackOff, Error); else that reason with the
 // kubelet's message; else why the pod is not scheduled; else that it is still starting.
 func podReason(p *corev1.Pod) (string, bool) {

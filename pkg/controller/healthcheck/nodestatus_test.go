@@ -35,6 +35,29 @@ func crashLooping(message string) corev1.ContainerStatus {
 	}
 }
 
+// reproveReason is gvisor-installer prove's line as the idle container's termination message has it.
+const reproveReason = "gVisor sandbox did not start on containerd 2.2.9: runsc at /var/bin/containerruntimes/runsc is not an executable file (-rw-r--r--); gvisor-installer v0.2.0 prove failed"
+
+var (
+	waitingBackOff = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff", Message: "back-off 20s restarting failed container=idle"}}
+	running        = corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}
+)
+
+// reproveFailed is the idle container after a failed re-proof: exit 1 with the reason, then state.
+func reproveFailed(message string, state corev1.ContainerState) corev1.ContainerStatus {
+	return corev1.ContainerStatus{
+		Name: "idle", State: state, RestartCount: 2,
+		LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error", Message: message + "\n"}},
+	}
+}
+
+// withInstalled adds the installer's successful run (exit 0, its report) to p's init container statuses.
+func withInstalled(p corev1.Pod) corev1.Pod {
+	p.Status.InitContainerStatuses = []corev1.ContainerStatus{{Name: "installer", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+		ExitCode: 0, Reason: "Completed", Message: "installed gVisor release-20250101.0 on containerd 2.2.9\n"}}}}
+	return p
+}
+
 func TestNodesResult(t *testing.T) {
 	const tooOld = "containerd 1.6.20 is not supported (minimum containerd 1.7.0)"
 	imagePull := corev1.ContainerStatus{Name: "installer", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
@@ -55,6 +78,15 @@ func TestNodesResult(t *testing.T) {
 				`gVisor is not ready on 2 of 3 nodes of worker pool "a": `,
 				"n1 (CrashLoopBackOff: " + tooOld + ")",
 				`n2 (ImagePullBackOff: Back-off pulling image "registry.example/installer:v1")`,
+			}},
+		// The idle container's re-proof failed after the install (gvisor-idle reprove): the installer's report is
+		// a success, the idle container's last termination message is the proof's reason, whether the kubelet
+		// holds the container in its back-off or runs it again for the start proof (Running, not yet Ready).
+		{"re-proof failed after the install", []corev1.Node{node("n0"), node("n1")},
+			[]corev1.Pod{withInstalled(pod("n0", false, reproveFailed(reproveReason, waitingBackOff))), withInstalled(pod("n1", false, reproveFailed(reproveReason, running)))},
+			gardencorev1beta1.ConditionFalse, []string{
+				"n0 (CrashLoopBackOff: " + reproveReason + ")",
+				"n1 (" + reproveReason + ")",
 			}},
 		{"no pod on a node yet is progressing", []corev1.Node{node("n0")}, nil, gardencorev1beta1.ConditionProgressing, []string{"n0 (no installation pod)"}},
 		{"still starting", []corev1.Node{node("n0")}, []corev1.Pod{pod("n0", false, starting)}, gardencorev1beta1.ConditionProgressing, []string{"n0 (installing)"}},
