@@ -11,8 +11,8 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
 	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
 )
 
 // tempPattern matches the temporary files hostfs writes beside a target before renaming them over it.
