@@ -97,22 +97,15 @@ func checkChartContract(t *testing.T, r *render.Renderer, mode render.Mode, gate
 	if mode == render.ModeInstall && (f.runscConfig == "" || f.source != "/opt/gvisor") {
 		t.Errorf("install without the release or runsc config: %+v", f)
 	}
-	// The idle container is gvisor-idle, the program next to /gvisor-installer, and so is its probe, on the ready
-	// file the installer writes, mounted in both containers.
+	// The idle container is gvisor-idle, the program next to /gvisor-installer, and so is its probe.
 	idleBin := filepath.Join(filepath.Dir(c.Command[0]), idleBinaryName)
-	if len(idler.Command) != 1 || idler.Command[0] != idleBin || len(idler.Args) != 0 || idler.Image != c.Image {
-		t.Errorf("idle container %v %v (image %s): want %s alone, from the installer's image", idler.Command, idler.Args, idler.Image, idleBin)
+	if idler.Image != c.Image || len(idler.Command) == 0 || idler.Command[0] != idleBin || len(idler.Args) != 0 {
+		t.Errorf("idle container %v %v (image %s): want %s from the installer's image", idler.Command, idler.Args, idler.Image, idleBin)
 	}
-	probe := idler.ReadinessProbe.Exec.Command
-	if len(probe) != 3 || probe[0] != idleBin || probe[1] != "ready" || probe[2] != "--ready-file="+f.readyFile {
-		t.Errorf("readiness probe %v: want %s ready --ready-file=%s (the idle program and the ready file of the command)", probe, idleBin, f.readyFile)
-	}
-	checkIdleProbe(t, probe)
-	if len(idler.VolumeMounts) != 1 || idler.VolumeMounts[0].MountPath != filepath.Dir(f.readyFile) || !idler.VolumeMounts[0].ReadOnly {
-		t.Errorf("idle container mounts %+v: want only the ready file's directory, read-only", idler.VolumeMounts)
-	}
-	if sc := idler.SecurityContext; sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
-		t.Errorf("idle container should run as non-root with a read-only root filesystem: %+v", sc)
+	if mode == render.ModeInstall {
+		checkReprovingIdle(t, idler, c, idleBin, f.binDir)
+	} else {
+		checkPlainIdle(t, idler, idleBin, f.readyFile)
 	}
 
 	// --label-node exactly with the gate, and then with what it needs: NODE_NAME from the downward API and a token.
@@ -204,4 +197,65 @@ func newRenderer(t *testing.T) *render.Renderer {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// checkPlainIdle: uninstall mode idles as nobody, its probe on the ready file the installer writes, mounted
+// read-only and alone.
+func checkPlainIdle(t *testing.T, idler corev1.Container, idleBin, readyFile string) {
+	t.Helper()
+	if len(idler.Command) != 1 {
+		t.Errorf("idle container %v: want %s alone", idler.Command, idleBin)
+	}
+	probe := idler.ReadinessProbe.Exec.Command
+	if len(probe) != 3 || probe[0] != idleBin || probe[1] != "ready" || probe[2] != "--ready-file="+readyFile {
+		t.Errorf("readiness probe %v: want %s ready --ready-file=%s (the idle program and the ready file of the command)", probe, idleBin, readyFile)
+	}
+	checkIdleProbe(t, probe)
+	if len(idler.VolumeMounts) != 1 || idler.VolumeMounts[0].MountPath != filepath.Dir(readyFile) || !idler.VolumeMounts[0].ReadOnly {
+		t.Errorf("idle container mounts %+v: want only the ready file's directory, read-only", idler.VolumeMounts)
+	}
+	if sc := idler.SecurityContext; sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
+		t.Errorf("idle container should run as non-root with a read-only root filesystem: %+v", sc)
+	}
+}
+
+// checkReprovingIdle: install mode's idle container runs `gvisor-idle reprove ... -- /gvisor-installer prove ...`
+// (the re-proof, issue 19): prove's flags parse and look at the installer's host root and bin dir; the probe reads
+// the proven file the re-proof writes; every host mount is read-only (it proves, it writes nothing on the node);
+// no capability, no privilege escalation, a read-only root filesystem.
+func checkReprovingIdle(t *testing.T, idler, installer corev1.Container, idleBin, binDir string) {
+	t.Helper()
+	cmd := idler.Command
+	sep := slices.Index(cmd, "--")
+	if len(cmd) < 2 || cmd[1] != "reprove" || sep < 0 || len(cmd) < sep+3 || cmd[sep+1] != installer.Command[0] || cmd[sep+2] != "prove" {
+		t.Fatalf("idle container %v: want %s reprove ... -- %s prove ...", cmd, idleBin, installer.Command[0])
+	}
+	pf, code := parseProve(cmd[sep+3:], io.Discard)
+	if pf == nil {
+		t.Fatalf("the re-proof's prove flags %v do not parse (exit %d)", cmd[sep+3:], code)
+	}
+	if pf.hostRoot != "/host" || pf.binDir != binDir {
+		t.Errorf("prove looks at host root %q and bin dir %q, want /host and %s", pf.hostRoot, pf.binDir, binDir)
+	}
+	var proven string
+	for _, a := range cmd[2:sep] {
+		if v, ok := strings.CutPrefix(a, "--proven-file="); ok {
+			proven = v
+		}
+	}
+	probe := idler.ReadinessProbe.Exec.Command
+	if proven == "" || len(probe) != 3 || probe[0] != idleBin || probe[1] != "ready" || probe[2] != "--ready-file="+proven {
+		t.Errorf("readiness probe %v: want %s ready --ready-file=<reprove's --proven-file %q>", probe, idleBin, proven)
+	}
+	checkIdleProbe(t, probe)
+	for _, m := range idler.VolumeMounts {
+		if strings.HasPrefix(m.MountPath, "/host") && !m.ReadOnly {
+			t.Errorf("idle container mounts %s writable: the re-proof writes nothing on the node", m.MountPath)
+		}
+	}
+	sc := idler.SecurityContext
+	if sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation ||
+		sc.Capabilities == nil || !slices.Contains(sc.Capabilities.Drop, "ALL") || len(sc.Capabilities.Add) != 0 {
+		t.Errorf("the re-proving idle container should drop every capability, not escalate and have a read-only root filesystem: %+v", sc)
+	}
 }
