@@ -7,7 +7,7 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
+	"path"
 	"strings"
 	"testing"
 	"time"
@@ -16,11 +16,15 @@ import (
 	"golang.org/x/sys/unix"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
 	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
 // proofLogs is where the proof sandboxes' log directories lie on the node (pkg/installer/sandbox, logdir.go).
@@ -69,7 +73,9 @@ func TestProofSaysWhy(t *testing.T) {
 			}
 		})
 		t.Run("truncated-runsc", func(t *testing.T) {
-			runsc := filepath.Join(n.HostPath(n.BinDir()), "runsc")
+			// The current release's runsc, the file the handler runs (runsc.toml's binary_name).
+			runsc, err := hostfs.ResolveUnder(n.HostRoot(), path.Join(n.BinDir(), releases.ReleaseDir(currentRelease(t, n)), binaries.Runsc))
+			testutil.Must(t, err)
 			whole, err := os.ReadFile(runsc)
 			if err != nil {
 				t.Fatal(err)
@@ -94,7 +100,10 @@ func TestProofSaysWhy(t *testing.T) {
 // node is clean afterwards.
 func proveWith(t *testing.T, n *node, flags string) error {
 	t.Helper()
-	if err := os.WriteFile(n.HostPath(cc.RunscConfigPath), []byte("[runsc_config]\n"+flags), 0o644); err != nil {
+	// The handler's ConfigPath links to the current release's runsc.toml: write that one, as a flag change does.
+	file, err := hostfs.ResolveUnder(n.HostRoot(), cc.RunscConfigPath)
+	testutil.Must(t, err)
+	if err := os.WriteFile(file, releases.RunscTomlFor(n.BinDir(), currentRelease(t, n), []byte("[runsc_config]\n"+flags)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
