@@ -285,7 +285,7 @@ func expectedReproveContainer(image, binaryPath, interval string) corev1.Contain
 	c.VolumeMounts = []corev1.VolumeMount{
 		{Name: "state", MountPath: "/run/gvisor-installer", ReadOnly: true},
 		{Name: "proof", MountPath: "/run/gvisor-idle"},
-		{Name: "containerd-run", MountPath: "/host/run/containerd", ReadOnly: true},
+		{Name: "containerd-run", MountPath: "/host/run/containerd"}, // the proof's log directory
 		{Name: "bin-dir", MountPath: "/host" + binaryPath, ReadOnly: true},
 		{Name: "containerd-config", MountPath: "/host/etc/containerd", ReadOnly: true},
 	}

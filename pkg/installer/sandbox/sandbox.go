@@ -132,9 +132,8 @@ func (c CRI) Prove(ctx context.Context) (Proof, error) {
 	if proof.Leftovers, err = c.removeAll(ctx, rs); err != nil {
 		return proof, fmt.Errorf("removing the sandboxes of earlier proofs (label %s): %w", LabelKey, err)
 	}
-	if err := removeAllLogDirs(c.Socket); err != nil {
-		return proof, err
-	}
+	// Best effort, as the log directories themselves (attempt): a leftover costs a few bytes of tmpfs.
+	_ = removeAllLogDirs(c.Socket)
 	parent := c.CgroupParent
 	if parent == "" {
 		if parent, err = besteffortParent(ctx, rs); err != nil {
@@ -160,14 +159,19 @@ func (c CRI) attempt(ctx context.Context, rs runtimeapi.RuntimeServiceClient, pa
 	if err != nil {
 		return false, err
 	}
-	logs, err := newLogDir(c.Socket, cfg.GetMetadata().GetUid())
-	if err != nil {
-		return false, err
+	// The log directory only adds runsc's reason to a failure: a proof whose directory cannot be created (a
+	// read-only /run/containerd) still proves, and says that the reason was not captured.
+	logs, lerr := newLogDir(c.Socket, cfg.GetMetadata().GetUid())
+	if lerr == nil {
+		cfg.LogDirectory = logs.node
 	}
-	cfg.LogDirectory = logs.node
 	stopped, err = c.once(ctx, rs, cfg, proof)
 	if err != nil {
-		err = withReason(err, logs.host)
+		if lerr == nil {
+			err = withReason(err, logs.host)
+		} else {
+			err = fmt.Errorf("%w (runsc's own reason not captured: %v)", err, lerr)
+		}
 		// Never leave a sandbox behind, also when the proof's own time ran out.
 		cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 		_, cerr := c.removeAll(cctx, rs)
@@ -175,6 +179,9 @@ func (c CRI) attempt(ctx context.Context, rs runtimeapi.RuntimeServiceClient, pa
 		if cerr != nil {
 			err = fmt.Errorf("%w; removing the proof sandbox: %v", err, cerr)
 		}
+	}
+	if lerr != nil {
+		return stopped, err
 	}
 	if rerr := logs.remove(); rerr != nil {
 		if err != nil {
