@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -155,7 +156,7 @@ func (r *Run) planAdoption(p *Plan, rp *releasePlan) error {
 	}
 	id := releases.LegacyID(sum)
 	dir := path.Join(bin, releases.ReleaseDir(id))
-	for _, name := range sortedKeys(files) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		p.Changes = append(p.Changes, Change{NodePath: path.Join(dir, name), Adopt: files[name], Detail: "the release the node ran, adopted without a copy"})
 	}
 	flags, _, err := hostfs.ReadFileIfExists(r.host(cc.RunscConfigPath))
@@ -185,7 +186,7 @@ func (r *Run) flatFiles() (map[string]string, error) {
 		}
 		files[name] = filepath.Join(bin, name)
 	}
-	side, err := readDirIfExists(filepath.Join(bin, binaries.SideDir))
+	side, err := hostfs.ReadDirIfExists(filepath.Join(bin, binaries.SideDir))
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", filepath.Join(r.opts.BinDir, binaries.SideDir), err)
 	}
@@ -201,7 +202,7 @@ func (r *Run) flatFiles() (map[string]string, error) {
 // next to its resolved path, in its release directory.
 func (r *Run) planFlatLeftovers(p *Plan) error {
 	side := path.Join(r.opts.BinDir, binaries.SideDir)
-	entries, err := readDirIfExists(r.host(side))
+	entries, err := hostfs.ReadDirIfExists(r.host(side))
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", side, err)
 	}
@@ -209,21 +210,4 @@ func (r *Run) planFlatLeftovers(p *Plan) error {
 		p.Changes = append(p.Changes, Change{NodePath: path.Join(side, e.Name()), Detail: "flat layout; the release directory has it"})
 	}
 	return nil
-}
-
-func readDirIfExists(dir string) ([]os.DirEntry, error) {
-	entries, err := os.ReadDir(dir)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	return entries, err
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -43,7 +43,7 @@ func (r *Run) planReleasesRemoval(p *Plan) error {
 			return err
 		}
 	}
-	entries, err := readDirIfExists(r.host(path.Join(bin, releases.ReleasesDir)))
+	entries, err := hostfs.ReadDirIfExists(r.host(path.Join(bin, releases.ReleasesDir)))
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", path.Join(bin, releases.ReleasesDir), err)
 	}

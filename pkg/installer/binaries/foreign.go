@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
 )
 
 // pathRuntimes are the names containerd and its shims look up on PATH when the runtime config names no absolute
@@ -27,7 +29,7 @@ const shimPrefix = "containerd-shim-"
 // for every runtime), so they are reported, not touched. Our own temporaries (tempPattern of package installer,
 // leading dot) and gvisor-bin/ are not listed.
 func Foreign(binDir string) ([]string, error) {
-	entries, err := readDirIfExists(binDir)
+	entries, err := hostfs.ReadDirIfExists(binDir)
 	if err != nil {
 		return nil, fmt.Errorf("reading the bin dir %s to look for foreign shims: %w", binDir, err)
 	}

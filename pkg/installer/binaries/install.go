@@ -88,7 +88,7 @@ func rank(p, binDir string) int {
 
 func staleSidecars(rel *Release, binDir string) ([]Action, error) {
 	side := filepath.Join(binDir, SideDir)
-	entries, err := readDirIfExists(side)
+	entries, err := hostfs.ReadDirIfExists(side)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", side, err)
 	}
@@ -127,13 +127,4 @@ func Apply(actions []Action, binDir string) error {
 		}
 	}
 	return nil
-}
-
-// readDirIfExists is os.ReadDir that reads a missing dir as empty (a node before the first install has none).
-func readDirIfExists(dir string) ([]os.DirEntry, error) {
-	entries, err := os.ReadDir(dir)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	return entries, err
 }

@@ -18,12 +18,34 @@ import (
 // renames it over path, so a reader (containerd resolving a shim, a shim reading runsc.toml) finds the old target
 // or the new one, never none. This is how the node switches between gVisor releases in one step.
 func SymlinkAtomic(target, path string) error {
+	return linkAtomic(path, func(tmp string) error {
+		if err := os.Symlink(target, tmp); err != nil {
+			return fmt.Errorf("creating symbolic link %s -> %s: %w", tmp, target, err)
+		}
+		return nil
+	})
+}
+
+// HardlinkAtomic makes path another name of the file src (same file system) the same way: a temporary hard link
+// beside path renamed over it. It adopts a binary that is already on the node without copying it.
+func HardlinkAtomic(src, path string) error {
+	return linkAtomic(path, func(tmp string) error {
+		if err := os.Link(src, tmp); err != nil {
+			return fmt.Errorf("hard-linking %s as %s: %w", src, tmp, err)
+		}
+		return nil
+	})
+}
+
+// linkAtomic lets create make a link under a temporary name beside path, renames it over path and syncs the
+// directory; on failure nothing of it is left.
+func linkAtomic(path string, create func(tmp string) error) error {
 	tmp, err := tempName(path)
 	if err != nil {
 		return err
 	}
-	if err := os.Symlink(target, tmp); err != nil {
-		return fmt.Errorf("creating symbolic link %s -> %s: %w", tmp, target, err)
+	if err := create(tmp); err != nil {
+		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		_ = os.Remove(tmp)
@@ -32,21 +54,13 @@ func SymlinkAtomic(target, path string) error {
 	return syncDir(filepath.Dir(path))
 }
 
-// HardlinkAtomic makes path another name of the file src (same file system) the same way: a temporary hard link
-// beside path renamed over it. It adopts a binary that is already on the node without copying it.
-func HardlinkAtomic(src, path string) error {
-	tmp, err := tempName(path)
-	if err != nil {
-		return err
+// ReadDirIfExists is os.ReadDir that reads a missing directory as empty.
+func ReadDirIfExists(dir string) ([]os.DirEntry, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
 	}
-	if err := os.Link(src, tmp); err != nil {
-		return fmt.Errorf("hard-linking %s as %s: %w", src, tmp, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("renaming %s to %s: %w", tmp, path, err)
-	}
-	return syncDir(filepath.Dir(path))
+	return entries, err
 }
 
 // ReadlinkIfExists returns path's link target; isLink is false when path does not exist or is not a link.
