@@ -38,6 +38,7 @@ type Attempt struct {
 // Failure is an attempt whose proof failed.
 type Failure struct {
 	Attempt
+
 	// At is the last failure, Attempts how often it failed.
 	At       time.Time `json:"at"`
 	Attempts int       `json:"attempts"`
@@ -75,7 +76,7 @@ func LoadState(file string) (State, error) {
 	}
 	if err := json.Unmarshal(data, &s); err != nil {
 		// A damaged record must not keep a node from installing: forget it (the proof decides again).
-		return State{}, nil
+		return State{}, nil //nolint:nilerr // see above
 	}
 	return s, nil
 }
