@@ -72,6 +72,7 @@ func repoRoot(t testing.TB) string {
 // runscConfig.
 type node struct {
 	*nodetest.Node
+
 	logs *bytes.Buffer
 }
 

@@ -23,7 +23,9 @@ const rulesFile = "charts/internal/gvisor-monitoring/rules/gvisor-sandboxes.rule
 const testNode = "node-1"
 
 // promtool returns Prometheus' promtool (GVISOR_TEST_PROMTOOL, hack/tools/promtool.sh).
-func promtool(t testing.TB) string { return realcomponents.Env(t, "GVISOR_TEST_PROMTOOL", "tool-promtool") }
+func promtool(t testing.TB) string {
+	return realcomponents.Env(t, "GVISOR_TEST_PROMTOOL", "tool-promtool")
+}
 
 // ruleTest is one promtool rule unit test, written from real scrapes.
 type ruleTest struct {

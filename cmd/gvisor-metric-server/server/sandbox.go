@@ -32,7 +32,7 @@ const (
 )
 
 // served is one sandbox the server exports. The verifier keeps state across scrapes (counters may only grow), so
-// a served sandbox lives as long as the sandbox does; iteration tells a recreated sandbox of the same ID apart.
+// a served sandbox lives as long as the sandbox does.
 type served struct {
 	root       string
 	sandbox    *sandbox.Sandbox
@@ -178,9 +178,6 @@ func (s *served) query() (*prometheus.Snapshot, *prometheus.Snapshot, error) {
 	}
 	return own, ours, nil
 }
-
-// key identifies one life of a sandbox: its ID and the iteration label (ID and creation time hashed).
-func (s *served) key() string { return s.sandbox.ID + "/" + s.labels[prometheus.IterationIDLabel] }
 
 // pid is the sandbox process's PID, for logs.
 func (s *served) pid() string { return strconv.Itoa(s.sandbox.Pid.Load()) }
