@@ -27,9 +27,9 @@ build:
 	done
 
 ## tools: every real component the tests use (helm, kube-apiserver, etcd, kube-controller-manager, containerd releases, runsc,
-## Debian's busybox-static and CNI plugins for the real-sandbox nodes)
-.PHONY: tools tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node tool-golangci-lint
-tools: tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node tool-golangci-lint
+## Debian's busybox-static and CNI plugins for the real-sandbox nodes, Prometheus' promtool for the monitoring rules)
+.PHONY: tools tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node tool-golangci-lint tool-promtool
+tools: tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node tool-golangci-lint tool-promtool
 tool-helm:
 	@hack/tools/helm.sh >/dev/null
 tool-control-plane:
@@ -44,6 +44,8 @@ tool-node:
 	@hack/tools/node.sh >/dev/null
 tool-golangci-lint:
 	@hack/tools/golangci-lint.sh >/dev/null
+tool-promtool:
+	@hack/tools/promtool.sh >/dev/null
 
 ## test: install the tools, then run every test (unit, snapshot, helm CLI, real containerd, real control plane)
 .PHONY: test

@@ -19,3 +19,5 @@ export GVISOR_TEST_DBUS_DAEMON="$("$REPO_ROOT/hack/tools/dbus.sh")"
 export GOLANGCI_LINT="$("$REPO_ROOT/hack/tools/golangci-lint.sh")"
 # Debian's busybox-static and CNI plugins: the real-sandbox nodes of test/node (and the field's idle loop).
 export GVISOR_TEST_NODE="$("$REPO_ROOT/hack/tools/node.sh")"
+# Prometheus' promtool, built from the Go module proxy: test/monitoring judges the gVisor rules and alerts with it.
+export GVISOR_TEST_PROMTOOL="$("$REPO_ROOT/hack/tools/promtool.sh")"

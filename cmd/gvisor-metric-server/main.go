@@ -1,0 +1,104 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
+// Command gvisor-metric-server serves the Prometheus metrics of the gVisor sandboxes on a node (package server):
+//
+//	gvisor-metric-server --root DIR --metric-server ADDR [--listen ADDR] [--exporter-prefix runsc_]
+//
+// --metric-server is the value of runsc's metric-server flag in the node's runsc.toml; only sandboxes created with
+// exactly that value are served. The server listens on it too unless --listen names another address (tests, or a
+// node where the flag names a path the scraper cannot reach). An address is host:port, :port or an absolute path
+// (a Unix socket), as runsc's flag allows. /metrics is the endpoint; SIGTERM and SIGINT stop the server.
+//
+// It is its own Go module: it links runsc's container and sandbox packages, which need the exact dependency
+// versions of the pinned gVisor module (its OCI runtime-spec), not the extension's newer ones.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	gvisorlog "gvisor.dev/gvisor/pkg/log"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/cmd/gvisor-metric-server/server"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "gvisor-metric-server:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("gvisor-metric-server", flag.ContinueOnError)
+	root := fs.String("root", "/run/containerd/runsc/k8s.io", "runsc's root directory of the sandboxes (the containerd shim's, per namespace)")
+	address := fs.String("metric-server", "", "the metric-server flag of the sandboxes to serve (as in runsc.toml)")
+	listen := fs.String("listen", "", "address to listen on (default: --metric-server)")
+	prefix := fs.String("exporter-prefix", "runsc_", "prefix of every metric name")
+	timeout := fs.Duration("sandbox-timeout", server.DefaultTimeout, "how long one sandbox may take to answer a scrape")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *address == "" {
+		return fmt.Errorf("--metric-server is required")
+	}
+	if *listen == "" {
+		*listen = strings.ReplaceAll(*address, "%RUNTIME_ROOT%", *root)
+	}
+	// runsc's packages log every control call at info level; a scrape per sandbox per interval must not fill the
+	// node's logs.
+	gvisorlog.SetLevel(gvisorlog.Warning)
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	srv := &server.Server{Root: *root, Address: *address, Prefix: *prefix, Timeout: *timeout, Logger: log}
+	l, err := listenOn(*listen)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", srv)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+	}()
+	log.Info("serving gVisor sandbox metrics", "listen", l.Addr().String(), "root", *root, "metric-server", *address)
+	if err := hs.Serve(l); err != nil && err != http.ErrServerClosed {
+		return fmt.Errorf("serving on %s: %w", *listen, err)
+	}
+	return nil
+}
+
+// listenOn listens on a TCP address or, for an absolute path, a Unix socket (a stale socket file of an earlier
+// run is replaced).
+func listenOn(addr string) (net.Listener, error) {
+	if !filepath.IsAbs(addr) {
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			return nil, fmt.Errorf("listening on %s: %w", addr, err)
+		}
+		return l, nil
+	}
+	if err := os.Remove(addr); err != nil && !os.IsNotExist(err) {
+		return nil, fmt.Errorf("removing the stale socket %s: %w", addr, err)
+	}
+	l, err := net.Listen("unix", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listening on the Unix socket %s: %w", addr, err)
+	}
+	return l, nil
+}

@@ -1,0 +1,183 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"gvisor.dev/gvisor/pkg/prometheus"
+	"gvisor.dev/gvisor/pkg/sentry/control"
+	"gvisor.dev/gvisor/runsc/container"
+	"gvisor.dev/gvisor/runsc/metricserver/containermetrics"
+	"gvisor.dev/gvisor/runsc/sandbox"
+)
+
+type memoryUsage = control.MemoryUsage
+
+// errNotOurs means the sandbox did not ask for this server (no metric-server flag, or another address): it is
+// skipped without counting as broken.
+var errNotOurs = errors.New("the sandbox did not request this metric server")
+
+// CRI annotations on a container's OCI spec (containerd sets them; the shim passes them to runsc).
+const (
+	annotationContainerName = "io.kubernetes.cri.container-name"
+	annotationContainerType = "io.kubernetes.cri.container-type"
+)
+
+// served is one sandbox the server exports. The verifier keeps state across scrapes (counters may only grow), so
+// a served sandbox lives as long as the sandbox does.
+type served struct {
+	root       string
+	sandbox    *sandbox.Sandbox
+	labels     map[string]string
+	created    time.Time
+	containers map[string]string // container ID -> container name ("POD" for the pause container)
+	verifier   *prometheus.Verifier
+	cleanup    func()
+	// busy is set while a query runs: a query that outlived its scrape's timeout (a hung sandbox) still owns the
+	// verifier, so the next scrape reports the sandbox broken instead of querying it a second time.
+	busy atomic.Bool
+}
+
+// load reads sandbox id's state under root and builds its verifier from the metric registration the sandbox
+// declared at creation. It returns errNotOurs for a sandbox that did not request address.
+func load(root, address, id string) (*served, error) {
+	conts, err := container.LoadSandbox(root, id, container.LoadOpts{TryLock: container.TryAcquire})
+	if err != nil {
+		return nil, fmt.Errorf("loading the state of sandbox %s: %w", id, err)
+	}
+	var rootCont *container.Container
+	for _, c := range conts {
+		if c.IsSandboxRoot() {
+			rootCont = c
+		}
+	}
+	if rootCont == nil {
+		return nil, fmt.Errorf("sandbox %s has no root container", id)
+	}
+	if want := strings.ReplaceAll(rootCont.Sandbox.MetricServerAddress, "%RUNTIME_ROOT%", root); want != address {
+		return nil, errNotOurs
+	}
+	labels, err := containermetrics.SandboxPrometheusLabels(rootCont)
+	if err != nil {
+		return nil, fmt.Errorf("labels of sandbox %s: %w", id, err)
+	}
+	reg, err := rootCont.Sandbox.GetRegisteredMetrics()
+	if err != nil {
+		return nil, fmt.Errorf("metric registration of sandbox %s: %w", id, err)
+	}
+	v, cleanup, err := prometheus.NewVerifier(reg)
+	if err != nil {
+		return nil, fmt.Errorf("verifier for sandbox %s: %w", id, err)
+	}
+	return &served{root: root, sandbox: rootCont.Sandbox, labels: labels, created: rootCont.CreatedAt, containers: names(conts), verifier: v, cleanup: cleanup}, nil
+}
+
+// names maps the containers' IDs to their Kubernetes names.
+func names(conts []*container.Container) map[string]string {
+	m := make(map[string]string, len(conts))
+	for _, c := range conts {
+		m[c.ID] = containerName(c)
+	}
+	return m
+}
+
+// refreshNames reloads the container names: a pod's app containers join its sandbox after the pause container,
+// usually after the server first loaded the sandbox. Best-effort: a locked state file keeps the old names.
+func (s *served) refreshNames() {
+	if conts, err := container.LoadSandbox(s.root, s.sandbox.ID, container.LoadOpts{TryLock: container.TryAcquire}); err == nil {
+		s.containers = names(conts)
+	}
+}
+
+// containerName is the Kubernetes container name of c, "POD" for the pod's pause container (as cAdvisor names
+// it), else its ID.
+func containerName(c *container.Container) string {
+	if c.Spec == nil {
+		return c.ID
+	}
+	if c.Spec.Annotations[annotationContainerType] == "sandbox" {
+		return "POD"
+	}
+	if n := c.Spec.Annotations[annotationContainerName]; n != "" {
+		return n
+	}
+	return c.ID
+}
+
+// export asks the sandbox for its metrics, memory and CPU, bounded by ctx (a hung sandbox must not hang the
+// scrape: the call goes on in the background and its answer is dropped).
+func (s *served) export(ctx context.Context) (*prometheus.Snapshot, *prometheus.Snapshot, error) {
+	type result struct {
+		own, ours *prometheus.Snapshot
+		err       error
+	}
+	if !s.busy.CompareAndSwap(false, true) {
+		return nil, nil, fmt.Errorf("sandbox %s has not answered an earlier scrape yet", s.sandbox.ID)
+	}
+	ch := make(chan result, 1)
+	go func() {
+		defer s.busy.Store(false)
+		own, ours, err := s.query()
+		ch <- result{own, ours, err}
+	}()
+	select {
+	case <-ctx.Done():
+		return nil, nil, fmt.Errorf("sandbox %s did not answer: %w", s.sandbox.ID, ctx.Err())
+	case r := <-ch:
+		return r.own, r.ours, r.err
+	}
+}
+
+// query makes the control calls: the sandbox's own metrics (verified), its memory accounting (without the full
+// page scan, which is what runsc events does too) and the containers' CPU time.
+func (s *served) query() (*prometheus.Snapshot, *prometheus.Snapshot, error) {
+	own, err := s.sandbox.ExportMetrics(control.MetricsExportOpts{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("exporting the metrics of sandbox %s: %w", s.sandbox.ID, err)
+	}
+	if err := s.verifier.Verify(own); err != nil {
+		return nil, nil, fmt.Errorf("verifying the metrics of sandbox %s: %w", s.sandbox.ID, err)
+	}
+	mem, err := s.sandbox.Usage(false)
+	if err != nil {
+		return nil, nil, fmt.Errorf("memory usage of sandbox %s: %w", s.sandbox.ID, err)
+	}
+	ev, err := s.sandbox.Event(s.sandbox.ID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("events of sandbox %s: %w", s.sandbox.ID, err)
+	}
+	ours := prometheus.NewSnapshot().Add(
+		prometheus.NewIntData(&sandboxRunning, 1),
+		prometheus.NewFloatData(&sandboxCreated, float64(s.created.UnixNano())/1e9),
+		prometheus.NewIntData(&sandboxMemory, int64(mem.Total)),
+	)
+	for kind, v := range memoryKinds(mem) {
+		ours.Add(prometheus.LabeledIntData(&sandboxMemoryKind, map[string]string{"kind": kind}, int64(v)))
+	}
+	for id := range ev.ContainerUsage {
+		if _, ok := s.containers[id]; !ok {
+			s.refreshNames()
+			break
+		}
+	}
+	for id, ns := range ev.ContainerUsage {
+		name, ok := s.containers[id]
+		if !ok {
+			name = id // started after the sandbox was loaded
+		}
+		labels := map[string]string{"container": name, "container_id": id}
+		ours.Add(prometheus.LabeledFloatData(&containerCPU, labels, float64(ns)/1e9))
+	}
+	return own, ours, nil
+}
+
+// pid is the sandbox process's PID, for logs.
+func (s *served) pid() string { return strconv.Itoa(s.sandbox.Pid.Load()) }

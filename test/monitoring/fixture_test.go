@@ -1,0 +1,157 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
+package monitoring_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
+)
+
+// runscRoot is the containerd shim's runsc root for the CRI namespace: where the sandboxes' state files and
+// control sockets are, and what the metric server lists (node path).
+const runscRoot = "/run/containerd/runsc/k8s.io"
+
+// suite is what the nodes of a test share: the Debian tools, the images, the real gVisor release and the metric
+// server binary.
+type suite struct {
+	tools        nodetest.Tools
+	images       *nodetest.Images
+	release      string
+	metricServer string
+}
+
+func newSuite(t testing.TB, containerds ...string) *suite {
+	t.Helper()
+	for _, v := range containerds {
+		installertest.Release(t, v)
+	}
+	tools := nodetest.NodeTools(t)
+	s := &suite{tools: tools, release: filepath.Join(t.TempDir(), "gvisor")}
+	installertest.RealRelease(t, s.release)
+	s.images = nodetest.BuildImages(t, tools)
+	s.metricServer = buildMetricServer(t)
+	return s
+}
+
+// buildMetricServer builds cmd/gvisor-metric-server (its own module) as the image build does: static, stripped.
+func buildMetricServer(t testing.TB) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "gvisor-metric-server")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out, ".")
+	cmd.Dir = filepath.Join(repoRoot(t), "cmd", "gvisor-metric-server")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the metric server: %v\n%s", err, b)
+	}
+	return out
+}
+
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// node is a real node with gVisor installed by the installer's real code path, its runsc.toml carrying
+// runscConfig.
+type node struct {
+	*nodetest.Node
+
+	logs *bytes.Buffer
+}
+
+func (s *suite) installedNode(t testing.TB, version, runscConfig string) *node {
+	t.Helper()
+	c := installertest.Release(t, version)
+	n := &node{Node: nodetest.New(t, nodetest.Config{Containerd: c, Tools: s.tools, Images: s.images}), logs: &bytes.Buffer{}}
+	cfg := filepath.Join(t.TempDir(), "runsc.toml")
+	if err := os.WriteFile(cfg, []byte(runscConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := installer.Options{
+		HostRoot: n.HostRoot(), Source: s.release, BinDir: n.BinDir(), RunscConfig: cfg, NodeArch: runtime.GOARCH,
+		Restarter: n.Restarter(), Verifier: verify.CRI{Socket: n.Socket()},
+		Prover:        sandbox.CRI{Socket: n.Socket(), CgroupParent: n.CgroupParent() + "/installer-proof"},
+		VerifyTimeout: 45 * time.Second, VerifyInterval: 100 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(n.logs, nil)),
+	}
+	if _, err := installer.Install(context.Background(), o); err != nil {
+		t.Fatalf("install on %s: %v\n%s", c, err, n.logs)
+	}
+	return n
+}
+
+// metricServer is a running gvisor-metric-server process.
+type metricServer struct {
+	cmd  *exec.Cmd
+	addr string
+	log  *bytes.Buffer
+}
+
+// startMetricServer runs the metric server for the node's sandboxes that carry flag (runsc's metric-server value),
+// listening on a free loopback port. It runs outside the node, on the host paths of the node's bind-mounted
+// /run/containerd: state files and control sockets are files, so it reaches the sandboxes as on a node.
+func (s *suite) startMetricServer(t testing.TB, n *node, flag string) *metricServer {
+	t.Helper()
+	addr := freePort(t)
+	ms := &metricServer{addr: addr, log: &bytes.Buffer{}}
+	// A short sandbox timeout: the tests make a sandbox hang and want the next scrape to say so quickly.
+	ms.cmd = exec.Command(s.metricServer, "--root", n.HostPath(runscRoot), "--metric-server", flag, "--listen", addr, "--sandbox-timeout", "1s")
+	ms.cmd.Stdout, ms.cmd.Stderr = ms.log, ms.log
+	if err := ms.cmd.Start(); err != nil {
+		t.Fatalf("starting the metric server: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = ms.cmd.Process.Signal(os.Interrupt)
+		_ = ms.cmd.Wait()
+		if t.Failed() {
+			t.Logf("metric server log:\n%s", ms.log)
+		}
+	})
+	ms.waitListening(t)
+	return ms
+}
+
+// waitListening waits (bounded, 10 s) until the server accepts connections.
+func (ms *metricServer) waitListening(t testing.TB) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		c, err := net.Dial("tcp", ms.addr)
+		if err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the metric server does not listen on %s within 10 s: %v\n%s", ms.addr, err, ms.log)
+		}
+	}
+}
+
+func freePort(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// url is the server's metrics endpoint.
+func (ms *metricServer) url() string { return fmt.Sprintf("http://%s/metrics", ms.addr) }

@@ -1,0 +1,114 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
+package monitoring_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
+)
+
+// rulesFile is the rule file the shoot Prometheus' PrometheusRule carries (repository path).
+const rulesFile = "charts/internal/gvisor-monitoring/rules/gvisor-sandboxes.rules.yaml"
+
+// testNode is the node label the shoot Prometheus' scrape of the metric server adds.
+const testNode = "node-1"
+
+// promtool returns Prometheus' promtool (GVISOR_TEST_PROMTOOL, hack/tools/promtool.sh).
+func promtool(t testing.TB) string {
+	return realcomponents.Env(t, "GVISOR_TEST_PROMTOOL", "tool-promtool")
+}
+
+// ruleTest is one promtool rule unit test, written from real scrapes.
+type ruleTest struct {
+	series []string // input_series entries, YAML
+	exprs  []string // promql_expr_test entries
+	alerts []string // alert_rule_test entries
+}
+
+// addSeries adds s as an input series with the node label, its values the given ones (promtool's expanding
+// notation, e.g. "0x5 1x20").
+func (r *ruleTest) addSeries(s sample, values string) {
+	r.series = append(r.series, fmt.Sprintf("      - series: '%s'\n        values: '%s'\n", seriesName(s.name, withNode(s.labels)), values))
+}
+
+// expectSample expects expr at evalTime to give exactly one sample with labels and value.
+func (r *ruleTest) expectSample(expr, evalTime string, labels string, value float64) {
+	r.exprs = append(r.exprs, fmt.Sprintf("      - expr: '%s'\n        eval_time: %s\n        exp_samples:\n          - labels: '%s'\n            value: %s\n",
+		expr, evalTime, labels, strconv.FormatFloat(value, 'e', -1, 64)))
+}
+
+// expectAlert expects alert at evalTime to fire with exactly the given labels and annotations (nil: not firing).
+func (r *ruleTest) expectAlert(alert, evalTime string, labels, annotations map[string]string) {
+	entry := fmt.Sprintf("      - alertname: %s\n        eval_time: %s\n        exp_alerts:", alert, evalTime)
+	if labels == nil {
+		r.alerts = append(r.alerts, entry+" []\n")
+		return
+	}
+	entry += "\n          - exp_labels:\n" + yamlMap(labels, 14) + "            exp_annotations:\n" + yamlMap(annotations, 14)
+	r.alerts = append(r.alerts, entry)
+}
+
+// run writes the test file and runs promtool check rules and promtool test rules on the repository's rule file.
+func (r *ruleTest) run(t testing.TB) {
+	t.Helper()
+	rules := filepath.Join(repoRoot(t), rulesFile)
+	pt := promtool(t)
+	if out, err := exec.Command(pt, "check", "rules", rules).CombinedOutput(); err != nil {
+		t.Fatalf("promtool check rules %s: %v\n%s", rulesFile, err, out)
+	}
+	text := "rule_files:\n  - " + rules + "\nevaluation_interval: 1m\ntests:\n  - interval: 1m\n    input_series:\n" +
+		strings.Join(r.series, "") + "    promql_expr_test:\n" + strings.Join(r.exprs, "") + "    alert_rule_test:\n" + strings.Join(r.alerts, "")
+	file := filepath.Join(t.TempDir(), "gvisor-sandboxes.test.yaml")
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(pt, "test", "rules", file).CombinedOutput()
+	if err != nil {
+		t.Fatalf("promtool test rules on the real series: %v\n%s\ntest file:\n%s", err, out, text)
+	}
+	t.Logf("promtool test rules on the real series: %s", strings.TrimSpace(string(out)))
+}
+
+func withNode(l map[string]string) map[string]string {
+	m := map[string]string{"node": testNode}
+	for k, v := range l {
+		m[k] = v
+	}
+	return m
+}
+
+// seriesName is name{k="v",...} with the labels sorted.
+func seriesName(name string, labels map[string]string) string {
+	keys := make([]string, 0, len(labels))
+	for k := range labels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%q", k, labels[k]))
+	}
+	return name + "{" + strings.Join(parts, ",") + "}"
+}
+
+func yamlMap(m map[string]string, indent int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s%s: %q\n", strings.Repeat(" ", indent), k, m[k])
+	}
+	return b.String()
+}
