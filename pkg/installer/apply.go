@@ -171,13 +171,13 @@ func (r *Run) rollback(ctx context.Context, p *Plan, res *Result, cause error) e
 	return fmt.Errorf("containerd did not come back healthy with the new configuration, the previous one is restored and containerd runs on it: %w", cause)
 }
 
-// restorePrevious writes containerd's configuration files of the plan back as they were before it, restarts
+// restorePrevious writes containerd's configuration files of the plan (and the release switch) back as they were before it, restarts
 // containerd and verifies that it serves CRI again.
 func (r *Run) restorePrevious(ctx context.Context, p *Plan, res *Result) error {
 	var errs []error
 	for i := len(p.Changes) - 1; i >= 0; i-- {
 		c := p.Changes[i]
-		if !c.Containerd {
+		if !c.Containerd && !c.Switch {
 			continue
 		}
 		restore := Change{NodePath: c.NodePath, Data: c.Previous, Perm: c.Perm, Link: c.PreviousLink}

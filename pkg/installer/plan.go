@@ -47,6 +47,9 @@ type Change struct {
 	Adopt string
 	// Tree marks the removal of a whole directory (a release no sandbox uses any more).
 	Tree bool
+	// Switch marks the change of the release new sandboxes get (the current link): restored with containerd's
+	// configuration when containerd does not come back healthy, without needing a restart itself.
+	Switch bool
 }
 
 func (c Change) String() string {

@@ -80,7 +80,7 @@ func (r *Run) planRelease(p *Plan, rel *binaries.Release, flags []byte) error {
 	if rp.previous != id {
 		rp.switches = true
 		p.Changes = append(p.Changes, Change{NodePath: path.Join(bin, releases.CurrentLink), Link: releases.CurrentTarget(id), PreviousLink: target,
-			Detail: switchDetail(rp.previous)})
+			Detail: switchDetail(rp.previous), Switch: true})
 	}
 	return r.planFlatLeftovers(p)
 }
