@@ -63,8 +63,9 @@ func (r *Run) refuseRemembered(p *Plan, res *Result) error {
 	if !ok || !time.Now().Before(f.RetryAt()) {
 		return nil
 	}
-	res.Verdict = fmt.Sprintf("release %s failed its proof on this node (%d times, last at %s): %s; %s; next attempt after %s, or at once when the release, its runsc flags, containerd or the kernel change",
-		rp.id, f.Attempts, f.At.Format(time.RFC3339), f.Reason, rp.running(), f.RetryAt().Format(time.RFC3339))
+	// What the node runs comes first and the reason last: a condition that quotes the line keeps its start and end.
+	res.Verdict = fmt.Sprintf("release %s failed, %s; not tried again before %s (failed %d times on this node, last at %s; a new release, runsc flags, containerd or kernel is tried at once): %s",
+		rp.id, rp.running(), f.RetryAt().Format(time.RFC3339), f.Attempts, f.At.Format(time.RFC3339), f.Reason)
 	r.opts.Logger.Error("release failed its proof before; not trying again yet", "step", "prove-sandbox", "release", rp.id,
 		"attempts", f.Attempts, "retry_at", f.RetryAt().Format(time.RFC3339), "reason", f.Reason)
 	return errors.New(res.Verdict)
@@ -84,10 +85,10 @@ func (r *Run) proofFailed(ctx context.Context, p *Plan, res *Result, cause error
 	if err == nil && back != "" {
 		if perr := r.prove(ctx, res); perr == nil {
 			r.saveState(rp)
-			res.Verdict = fmt.Sprintf("release %s failed: %s; %s (proven again)", rp.id, failedVerdict, back)
+			res.Verdict = fmt.Sprintf("release %s failed, %s (proven again): %s", rp.id, back, failedVerdict)
 			r.opts.Logger.Error("release failed its proof; the node runs the last proven one", "step", "fall-back", "release", rp.id,
 				"running", back, "attempts", failure.Attempts, "retry_at", failure.RetryAt().Format(time.RFC3339))
-			return fmt.Errorf("release %s failed its proof (%w); %s, so gVisor pods keep working", rp.id, cause, back)
+			return fmt.Errorf("release %s failed its proof, %s (proven again), so gVisor pods keep working: %w", rp.id, back, cause)
 		} else {
 			err = perr
 		}
