@@ -16,7 +16,7 @@ import (
 )
 
 const usage = `Usage: gvisor-render -f CONTAINERRUNTIME.yaml [--kubernetes-version V] [--architecture POOL=ARCH]...
-                     [--image-vector-overwrite FILE] [--readiness-gate] [--prove-sandbox=false]
+                     [--image-vector-overwrite FILE] [--readiness-gate] [--prove-sandbox=false] [--reprove-interval D]
                      [--delivery-mode daemonset|operatingsystemconfig] [--uninstall]
 
 Prints every object the extension puts into the shoot for the ContainerRuntime(s) in the file
@@ -52,6 +52,9 @@ func parseFlags(args []string, stderr io.Writer) (*invocation, error) {
 		"render with the scheduling readiness gate on (the extension's --readiness-gate setting, docs/readiness-gate.md)")
 	proveSandbox := fs.Bool("prove-sandbox", true,
 		"render the installer's sandbox proof on (the extension's --prove-sandbox setting); false renders --prove-sandbox=false")
+	fs.DurationVar(&inv.settings.ReproveInterval, "reprove-interval", render.DefaultReproveInterval,
+		"with the sandbox proof: how often each node's installation pod proves gVisor again (the extension's --reprove-interval "+
+			"setting; whole seconds, at least "+render.MinReproveInterval.String()+")")
 	fs.Func("delivery-mode", "how gVisor reaches the nodes (the extension's --delivery-mode setting): daemonset (default: an "+
 		"installation DaemonSet per pool) or operatingsystemconfig (gardener-node-agent installs it; only the RuntimeClass is rendered)",
 		func(s string) (err error) { inv.settings.DeliveryMode, err = delivery.Parse(s); return err })
@@ -66,6 +69,12 @@ func parseFlags(args []string, stderr io.Writer) (*invocation, error) {
 		return nil, err
 	}
 	inv.settings.SkipSandboxProof = !*proveSandbox
+	// Refused here as the controller refuses it at start (cmd/gardener-extension-runtime-gvisor Validate): a usage
+	// error, not a rendering error of the file.
+	if err := render.ValidateReproveInterval(inv.settings.ReproveInterval); err != nil {
+		fmt.Fprintf(stderr, "gvisor-render: --reprove-interval: %v\n", err)
+		return nil, fmt.Errorf("usage: %w", err)
+	}
 	if !inv.showVersion && (inv.file == "" || fs.NArg() > 0) {
 		fmt.Fprintln(stderr, "gvisor-render: -f FILE is required, and takes no other arguments")
 		fs.Usage()

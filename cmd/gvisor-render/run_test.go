@@ -265,3 +265,25 @@ func TestUsage(t *testing.T) {
 		t.Errorf("--version: exit %d, output %q", code, out)
 	}
 }
+
+// TestReproveInterval: --reprove-interval renders the idle container's interval as the controller's flag of the
+// same name does (the default: the chart's 5m), and what the controller refuses at start is a usage error here.
+func TestReproveInterval(t *testing.T) {
+	t.Setenv(imagevector.OverrideEnv, "")
+	for flag, want := range map[string]string{"": "- --interval=5m", "90s": "- --interval=1m30s", "1h": "- --interval=1h"} {
+		args := []string{"-f", example}
+		if flag != "" {
+			args = append(args, "--reprove-interval", flag)
+		}
+		code, out, stderr := runCmd(t, "v9.8.7", args...)
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("--reprove-interval %q: exit %d, output lacks %q: %s", flag, code, want, stderr)
+		}
+	}
+	for _, bad := range []string{"0s", "5s", "10500ms"} {
+		code, out, stderr := runCmd(t, "v9.8.7", "-f", example, "--reprove-interval", bad)
+		if code != 2 || out != "" || !strings.Contains(stderr, "--reprove-interval") || !strings.Contains(stderr, "at least 10s") {
+			t.Errorf("--reprove-interval %s: exit %d, stderr %q; want a usage error naming the flag and its floor", bad, code, stderr)
+		}
+	}
+}

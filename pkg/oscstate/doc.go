@@ -15,5 +15,6 @@
 //   - Nodes being replaced are skipped: label worker.gardener.cloud/gardener-node-agent-secret-name naming another
 //     secret, or machine-controller-manager's PreferNoSchedule taint of a rolling update;
 //   - node-agent's systemd-unit check (Gardener v1.141+) reports failed units of the OSC in the Node condition
-//     SystemdUnitsReady, "<unit>: failed; ..."; the sandbox-proof unit's failure is read from it.
+//     SystemdUnitsReady, "<unit>: failed; ..."; the sandbox-proof unit's and its timer's failures are read from
+//     it (the timer re-runs the proof, so a node that breaks after its first proof shows there too).
 package oscstate

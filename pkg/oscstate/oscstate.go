@@ -96,7 +96,8 @@ type Node struct {
 	Name string
 	// Applied is the checksum of the OSC node-agent last applied completely; empty when not reported yet.
 	Applied string
-	// ProofFailed is node-agent's report that our sandbox-proof unit failed (from SystemdUnitsReady), empty if not.
+	// ProofFailed is node-agent's report that our sandbox-proof unit (or its timer) failed (from SystemdUnitsReady),
+	// empty if not.
 	ProofFailed string
 }
 
@@ -200,18 +201,22 @@ func beingReplaced(n *corev1.Node, secretName string) bool {
 	return false
 }
 
-// proofFailure is our unit's part of a False SystemdUnitsReady condition ("gvisor-sandbox-proof.service: failed"),
-// empty when the condition is missing, True, or names only other units.
+// proofFailure is our units' part of a False SystemdUnitsReady condition ("gvisor-sandbox-proof.service: failed",
+// or the proof timer's "gvisor-sandbox-proof.timer: inactive but should be enabled": a node that no longer
+// re-proves is not proven either), empty when the condition is missing, True, or names only other units.
 func proofFailure(n *corev1.Node) string {
 	for _, c := range n.Status.Conditions {
 		if c.Type != nodeagentconfigv1alpha1.ConditionTypeSystemdUnitsReady || c.Status != corev1.ConditionFalse {
 			continue
 		}
+		var ours []string
 		for _, part := range strings.Split(c.Message, ";") {
-			if part = strings.TrimSpace(part); strings.HasPrefix(part, oscwebhook.ProofUnitName+":") {
-				return part
+			part = strings.TrimSpace(part)
+			if strings.HasPrefix(part, oscwebhook.ProofUnitName+":") || strings.HasPrefix(part, oscwebhook.ProofTimerName+":") {
+				ours = append(ours, part)
 			}
 		}
+		return strings.Join(ours, "; ")
 	}
 	return ""
 }

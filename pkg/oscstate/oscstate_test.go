@@ -57,6 +57,10 @@ func TestNodeReports(t *testing.T) {
 	if got := proofFailure(n); got != oscwebhook.ProofUnitName+": failed" {
 		t.Errorf("proofFailure = %q", got)
 	}
+	n.Status.Conditions[0].Message = oscwebhook.ProofTimerName + ": inactive but should be enabled; foo.service: failed"
+	if got := proofFailure(n); got != oscwebhook.ProofTimerName+": inactive but should be enabled" {
+		t.Errorf("a stopped proof timer: proofFailure = %q", got)
+	}
 	n.Status.Conditions[0].Message = "foo.service: failed"
 	if got := proofFailure(n); got != "" {
 		t.Errorf("another unit's failure is not ours: %q", got)

@@ -22,14 +22,19 @@
 //     effect. The real `gvisor-installer prove` binary (the OSC's oneshot unit's ExecStart, extracted from the
 //     image), started in parallel with containerd's restart as node-agent starts units, waits for runsc and
 //     succeeds, and fails with its one-line reason once runsc is gone.
+//   - TestNodeAgentReprove runs the OSC's proof unit and its timer in a real systemd (PID 1 of its own namespaces,
+//     systemd_test.go), installed and started through node-agent's own D-Bus code, and reads the result with node-agent's
+//     own systemd-unit check: the timer proves the node again every 10 s, a broken runsc turns the proof unit failed
+//     in the Node's SystemdUnitsReady (what the extension's health check reads), a repaired one heals it.
 //   - BenchmarkNodeAgentApplyProven times "OSC applied" to "gVisor sandbox proven" per release.
 //
 // The OSCs are the ones the extension's webhook produces: pkg/webhook/operatingsystemconfig's Ensurer.MutateOSC on
 // gardenlet's OSC of its osctest package (osc_test.go), the installation image pointed at the test registry by an
 // image vector overwrite.
 //
-// What is not node-agent's code here: the systemd side (node-agent restarts containerd.service and the units
-// through D-Bus; the test restarts the harness's containerd, counts, and runs the unit's command itself), the
+// What is not node-agent's code here: the systemd side of containerd (node-agent restarts containerd.service
+// through D-Bus; the test restarts the harness's containerd and counts; outside TestNodeAgentReprove it runs the
+// proof unit's command itself), the
 // diffing of old and new OSC and hosts.toml from criConfig.containerd.registries (unexported in node-agent; the test
 // writes every inline file of the OSC, extracts every imageRef file, deletes the files that left the OSC and
 // writes the hosts.toml node-agent's template would), and the test machine's adjustments of test/node

@@ -24,10 +24,14 @@ type extractRequest struct {
 	Permissions                         os.FileMode
 }
 
-// TestMain runs the tests, or, in the child process runExtractor starts, node-agent's real extractor.
+// TestMain runs the tests, or, in the child process runExtractor starts, node-agent's real extractor, or, in the
+// one nodeAgentSystemd starts, node-agent's systemd code.
 func TestMain(m *testing.M) {
 	if raw := os.Getenv(extractEnv); raw != "" {
 		os.Exit(extractChild(raw))
+	}
+	if raw := os.Getenv(systemdEnv); raw != "" {
+		os.Exit(systemdChild(raw))
 	}
 	os.Exit(m.Run())
 }

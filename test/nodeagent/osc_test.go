@@ -50,7 +50,9 @@ func mutatedOSCs(t testing.TB, installationRepo, tag string) (gvisor, removed *e
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := oscwebhook.NewEnsurer(renderer, oscwebhook.Options{})
+	// The shortest re-proof interval the extension accepts, so that TestNodeAgentReprove sees the timer fire a few
+	// times within a minute.
+	e := oscwebhook.NewEnsurer(renderer, oscwebhook.Options{ReproveInterval: render.MinReproveInterval})
 	ctx := context.Background()
 	gvisor = gardenletOSC()
 	if err := e.MutateOSC(ctx, osctest.Cluster(osctest.Shoot(true, osctest.ProviderConfig)), gvisor, nil); err != nil {

@@ -35,7 +35,8 @@ const (
 	ReadinessGateFlag = "readiness-gate"
 	// ProveSandboxFlag switches the installer's sandbox proof (on by default) off with false.
 	ProveSandboxFlag = "prove-sandbox"
-	// ReproveIntervalFlag is how often each node's installation pod proves gVisor again (with the sandbox proof).
+	// ReproveIntervalFlag is how often each node proves gVisor again (with the sandbox proof): its installation pod
+	// in the DaemonSet mode, the proof unit's timer in the OperatingSystemConfig mode.
 	ReproveIntervalFlag = "reprove-interval"
 	// DeliveryModeFlag selects how gVisor reaches the nodes (pkg/delivery): daemonset or operatingsystemconfig.
 	DeliveryModeFlag = "delivery-mode"
@@ -144,8 +145,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"Have the installer start a real gVisor sandbox on every node (after registering runsc and on every re-run) before "+
 			"its pod turns Ready; a node where it does not start gets runsc unregistered again. false: Ready means runsc is registered.")
 	fs.DurationVar(&o.ReproveInterval, ReproveIntervalFlag, o.ReproveInterval,
-		"With the sandbox proof: how often each node's installation pod starts a real gVisor sandbox again (and once when its idle "+
-			"container starts). A node where it fails turns its pod not Ready and EveryNodeReady False with the proof's reason. Whole seconds, at least 10s.")
+		"With the sandbox proof: how often each node starts a real gVisor sandbox again: its installation pod (and once when its idle "+
+			"container starts) in the daemonset mode, the timer gvisor-sandbox-proof.timer in the operatingsystemconfig mode. A node where it fails "+
+			"turns EveryNodeReady False. Whole seconds, at least 10s.")
 	fs.Func(DeliveryModeFlag, "How gVisor reaches the nodes of a pool: daemonset (an installation DaemonSet per pool in the shoot) or "+
 		"operatingsystemconfig (the extension's OperatingSystemConfig webhook adds runsc to the pool's OSC, gardener-node-agent installs "+
 		"it before kubelet starts). docs/delivery-modes.md compares them.",

@@ -18,9 +18,10 @@ import (
 // hundreds of failing nodes still gives a condition message one can read (and that fits the Shoot's status).
 const maxNamedNodes = 5
 
-// maxReasonLength bounds what a message quotes per node (the installer's line is short; a kubelet's image pull
-// message is not).
-const maxReasonLength = 200
+// maxReasonLength bounds what a message quotes per node (bound). 300: a failed proof's line carries up to three
+// findings (the installer's diagnosis, runsc's own words, the release the node fell back to) besides containerd's
+// error, and at 200 one of them was cut on a real node; five nodes still stay near 1.6 kB.
+const maxReasonLength = 300
 
 // notReadyNode is a node of the pool without a Ready installation pod.
 type notReadyNode struct {
@@ -154,22 +155,6 @@ func succeededInit(p *corev1.Pod, cs corev1.ContainerStatus) bool {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return strings.Join(strings.Fields(s), " ")
-}
-
-// reasonHead is how much of a long reason's start bound keeps: the kubelet's state and what failed. The rest of
-// maxReasonLength goes to its end, where a wrapped Go error carries its innermost cause (runsc's own words, as a
-// real node showed: the start alone ended in "rpc error: code = Unknown desc = failed to st...").
-const reasonHead = 70
-
-// bound cuts s to maxReasonLength characters, keeping its start and its end.
-func bound(s string) string {
-	if len(s) <= maxReasonLength {
-		return s
-	}
-	const cut = " ... "
-	head := strings.ToValidUTF8(s[:reasonHead], "")
-	tail := strings.ToValidUTF8(s[len(s)-(maxReasonLength-reasonHead-len(cut)):], "")
-	return head + cut + tail
 }
 
 // TargetNode is the node a DaemonSet pod is for: spec.nodeName once bound, else the node its node affinity names

@@ -24,6 +24,9 @@ import (
 const (
 	// ProofUnitName is the oneshot unit that proves a runsc sandbox starts on the node.
 	ProofUnitName = "gvisor-sandbox-proof.service"
+	// ProofTimerName is the timer that runs ProofUnitName again every re-proof interval (prooftimer.go); systemd
+	// pairs a timer with the service of the same name.
+	ProofTimerName = "gvisor-sandbox-proof.timer"
 	// RunscConfigPath is where the runsc.toml goes; the runsc runtime's options.ConfigPath names it.
 	RunscConfigPath = containerdconfig.RunscConfigPath
 	// InstallerBinary is the installer's file name in the binaryPath (it runs the sandbox proof).
@@ -77,7 +80,7 @@ var pluginValues = func() []byte {
 type Additions struct {
 	// Files, sorted by path: runsc.toml (inline) and the three binaries (imageRef).
 	Files []extensionsv1alpha1.File
-	// Units: the sandbox-proof unit, or none when the proof is off.
+	// Units: the sandbox-proof unit and its timer, or none when the proof is off.
 	Units []extensionsv1alpha1.Unit
 	// Plugin is the runsc runtime entry (op add).
 	Plugin extensionsv1alpha1.PluginConfig
@@ -129,7 +132,7 @@ func (e *Ensurer) additions(pr *poolRuntime) (*Additions, error) {
 		},
 	}
 	if !e.opts.SkipSandboxProof {
-		add.Units = []extensionsv1alpha1.Unit{proofUnit(binDir, proven)}
+		add.Units = []extensionsv1alpha1.Unit{proofUnit(binDir, proven), proofTimer(e.reproveInterval())}
 	}
 	return add, nil
 }
@@ -172,7 +175,10 @@ func imageAndConfig(m *render.Manifests) (image, toml string, err error) {
 // node. Its failure is not ignored (no "-" before ExecStart): node-agent waits up to 10 s for the unit's start job
 // (Gardener v1.149.3 pkg/nodeagent/dbus), so a proof that fails fast fails the OSC reconcile, which node-agent
 // retries and reports (Warning event, the Node's OSC checksum not updated, hence gardenlet's node health): the one
-// way a node tells the Shoot's status that gVisor pods cannot run there.
+// way a node tells the Shoot's status that gVisor pods cannot run there. It does not RemainAfterExit: a oneshot
+// that stays active cannot be started again, and its timer (proofTimer) starts it every re-proof interval. So
+// after a proof the unit is inactive (dead), which node-agent's systemd-unit check counts healthy for a oneshot,
+// or failed, which it reports in the Node's SystemdUnitsReady condition, until a later proof succeeds again.
 func proofUnit(binDir string, files []extensionsv1alpha1.File) extensionsv1alpha1.Unit {
 	var paths []string
 	for _, f := range files {
@@ -187,7 +193,6 @@ func proofUnit(binDir string, files []extensionsv1alpha1.File) extensionsv1alpha
 		"",
 		"[Service]",
 		"Type=oneshot",
-		"RemainAfterExit=yes",
 		"ExecStart=" + path.Join(binDir, InstallerBinary) + " prove --host-root=/ --bin-dir=" + binDir + " --runsc-config=" + RunscConfigPath,
 		"",
 		"[Install]",

@@ -12,7 +12,8 @@
 //   - /etc/containerd/conf.d/gvisor-runsc.toml, a comment-only claim of the DaemonSet installer's drop-in
 //     (DropInPath), so that a switch from the DaemonSet mode leaves no second, unowned runsc registration;
 //   - the runsc runtime under spec.criConfig.containerd.plugins (pluginPath, op add);
-//   - the oneshot unit gvisor-sandbox-proof.service (ProofUnitName), unless the operator switched the proof off.
+//   - the oneshot unit gvisor-sandbox-proof.service (ProofUnitName) and the timer gvisor-sandbox-proof.timer
+//     (ProofTimerName) that runs it again every re-proof interval, unless the operator switched the proof off.
 //
 // The node side of this contract (the paths, the plugin entry, the unit and the flags of `gvisor-installer prove`)
 // is judged by test/nodeagent with gardener-node-agent's real code, real containerd and a real gVisor sandbox;

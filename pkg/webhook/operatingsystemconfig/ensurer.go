@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"time"
 
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
 	extensionscontextwebhook "github.com/gardener/gardener/extensions/pkg/webhook/context"
@@ -20,8 +21,11 @@ import (
 
 // Options are the operator's settings that shape the additions, the same for every shoot.
 type Options struct {
-	// SkipSandboxProof leaves out the sandbox-proof unit (the extension's --prove-sandbox=false).
+	// SkipSandboxProof leaves out the sandbox-proof unit and its timer (the extension's --prove-sandbox=false).
 	SkipSandboxProof bool
+	// ReproveInterval is how often the proof timer runs the sandbox proof again (the extension's
+	// --reprove-interval, render.ValidateReproveInterval); zero means render.DefaultReproveInterval.
+	ReproveInterval time.Duration
 	// DeliveryMode is the landscape's delivery mode; the zero value means delivery.OperatingSystemConfig (the mode
 	// this webhook delivers in). In delivery.DaemonSet no pool is delivered through the OSC: the webhook then only
 	// removes what an earlier OperatingSystemConfig mode added (the switch back to the DaemonSet, docs/delivery-modes.md).
@@ -64,7 +68,7 @@ type ownership struct {
 }
 
 func defaultOwnership() ownership {
-	o := ownership{files: []string{RunscConfigPath, DropInPath}, units: []string{ProofUnitName}}
+	o := ownership{files: []string{RunscConfigPath, DropInPath}, units: []string{ProofUnitName, ProofTimerName}}
 	for _, f := range imageFiles {
 		o.files = append(o.files, extensionsv1alpha1.ContainerDRuntimeContainersBinFolder+"/"+f[0])
 	}

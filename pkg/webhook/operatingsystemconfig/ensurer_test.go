@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -205,15 +206,17 @@ func TestBadProviderConfig(t *testing.T) {
 	}
 }
 
-// TestSkipSandboxProof: with the proof off the unit is left out and nothing else changes.
+// TestSkipSandboxProof: with the proof off the unit and its timer are left out and nothing else changes.
 func TestSkipSandboxProof(t *testing.T) {
 	with := mutate(t, newEnsurer(t, osc.Options{}), true, osctest.OSC(osctest.GVisorPool), nil)
 	without := mutate(t, newEnsurer(t, osc.Options{SkipSandboxProof: true}), true, osctest.OSC(osctest.GVisorPool), nil)
-	if extensionsWebhookUnit(without.Spec.Units) {
-		t.Errorf("proof off, but the OSC has %s", osc.ProofUnitName)
-	}
-	if !extensionsWebhookUnit(with.Spec.Units) {
-		t.Errorf("proof on, but the OSC lacks %s", osc.ProofUnitName)
+	for _, name := range []string{osc.ProofUnitName, osc.ProofTimerName} {
+		if hasUnit(without.Spec.Units, name) {
+			t.Errorf("proof off, but the OSC has %s", name)
+		}
+		if !hasUnit(with.Spec.Units, name) {
+			t.Errorf("proof on, but the OSC lacks %s", name)
+		}
 	}
 	with.Spec.Units, without.Spec.Units = nil, nil
 	if d := cmp.Diff(with, without); d != "" {
@@ -221,13 +224,8 @@ func TestSkipSandboxProof(t *testing.T) {
 	}
 }
 
-func extensionsWebhookUnit(units []extensionsv1alpha1.Unit) bool {
-	for _, u := range units {
-		if u.Name == osc.ProofUnitName {
-			return true
-		}
-	}
-	return false
+func hasUnit(units []extensionsv1alpha1.Unit, name string) bool {
+	return slices.ContainsFunc(units, func(u extensionsv1alpha1.Unit) bool { return u.Name == name })
 }
 
 // TestEnsurerNeedsPlan: called through genericmutator directly (no plan in the context), the ensurer refuses

@@ -1,0 +1,70 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
+package healthcheck
+
+import (
+	"strings"
+	"testing"
+)
+
+// criError is containerd's answer to a sandbox whose runsc does not run, as the proof quotes it (a real node's,
+// containerd 2.4.2).
+const criError = `starting a pod sandbox with runtime handler "runsc" over /host/run/containerd/containerd.sock: rpc error: ` +
+	`code = Unknown desc = failed to start sandbox "57a19ff0a00a4b671dae79231ecf1bc0f3aa07d81f21d87b7f0517f4f3215795": ` +
+	`failed to create containerd task: failed to create shim task: OCI runtime create failed: exec: "runsc": executable ` +
+	`file not found in $PATH (unable to retrieve OCI runtime error: open /run/containerd/io.containerd.runtime.v2.task/` +
+	`k8s.io/57a19ff0a00a4b671dae79231ecf1bc0f3aa07d81f21d87b7f0517f4f3215795/log.json: no such file or directory)`
+
+// TestBoundKeepsTheDecisivePart: real installer, idle-container and node reasons, bounded, keep what an operator
+// acts on (the installer's diagnosis, runsc's own words, the release the node fell back to), not the program's
+// name and version at the end.
+func TestBoundKeepsTheDecisivePart(t *testing.T) {
+	for name, tc := range map[string]struct {
+		reason string
+		want   []string
+	}{
+		"runsc not executable, install": {
+			reason: "Error: gVisor sandbox did not start on containerd 2.4.2: runsc at /var/bin/containerruntimes/runsc is not an " +
+				"executable file (-rw-r--r--); " + criError + "; gvisor-installer v0.1.0-dev install failed",
+			want: []string{"Error: gVisor sandbox did not start on containerd 2.4.2", "runsc at /var/bin/containerruntimes/runsc is not an executable file (-rw-r--r--)"},
+		},
+		"runsc not executable, re-proof of the idle container": {
+			reason: "Error: gVisor sandbox proof failed: gVisor sandbox did not start on containerd 2.4.2: runsc at /var/bin/containerruntimes/runsc " +
+				"is not an executable file (-rw-r--r--); " + criError + "; gvisor-installer v0.1.0-dev prove failed; gvisor-idle reprove",
+			want: []string{"Error: gVisor sandbox proof failed", "is not an executable file (-rw-r--r--)"},
+		},
+		"fallback to the last proven release": {
+			reason: "Error: release v20260905.0-1a2b3c4d failed: gVisor sandbox did not start on containerd 2.4.2: " + criError +
+				"; runsc: panic: error initializing vCPU: KVM_CREATE_VCPU failed: invalid argument; running release v20260801.0-9f8e7d6c " +
+				"(proven again); gvisor-installer v0.1.0-dev install failed",
+			want: []string{"Error: release v20260905.0-1a2b3c4d failed", "runsc: panic: error initializing vCPU", "running release v20260801.0-9f8e7d6c (proven again)"},
+		},
+		"one long wrapped error": {
+			reason: "Error: gVisor sandbox did not start on containerd 2.4.2: " + criError,
+			want:   []string{"Error: gVisor sandbox did not start", "no such file or directory)", cutMark},
+		},
+	} {
+		got := bound(tc.reason)
+		if len(got) > maxReasonLength {
+			t.Errorf("%s: %d characters, more than %d: %q", name, len(got), maxReasonLength, got)
+		}
+		for _, want := range tc.want {
+			if !strings.Contains(got, want) {
+				t.Errorf("%s: bound lacks %q:\n%s", name, want, got)
+			}
+		}
+		if strings.Contains(got, "gvisor-installer v") || strings.Contains(got, "gvisor-idle reprove") {
+			t.Errorf("%s: bound spends the message on the program's name:\n%s", name, got)
+		}
+		if bound(tc.reason) != got {
+			t.Errorf("%s: bound is not deterministic", name)
+		}
+		t.Logf("%s (%d): %s", name, len(got), got)
+	}
+	for _, short := range []string{"CrashLoopBackOff: containerd 1.6.20 is not supported (minimum containerd 1.7.0); gvisor-installer v0.1.0 install failed", "installing"} {
+		if bound(short) != short {
+			t.Errorf("bound changed a short reason: %q", bound(short))
+		}
+	}
+}
