@@ -63,8 +63,9 @@ func (r *Run) refuseRemembered(p *Plan, res *Result) error {
 	if !ok || !time.Now().Before(f.RetryAt()) {
 		return nil
 	}
-	// What the node runs comes first and the reason last: a condition that quotes the line keeps its start and end.
-	res.Verdict = fmt.Sprintf("release %s failed, %s; not tried again before %s (failed %d times on this node, last at %s; a new release, runsc flags, containerd or kernel is tried at once): %s",
+	// What the node runs comes first, the reason last, "; " between the parts: the health check shortens a long
+	// line part by part (pkg/controller/healthcheck, bound).
+	res.Verdict = fmt.Sprintf("release %s failed; %s; not tried again before %s (%d failures, the last at %s; new runsc flags, containerd or kernel are tried at once); %s",
 		rp.id, rp.running(), f.RetryAt().Format(time.RFC3339), f.Attempts, f.At.Format(time.RFC3339), f.Reason)
 	r.opts.Logger.Error("release failed its proof before; not trying again yet", "step", "prove-sandbox", "release", rp.id,
 		"attempts", f.Attempts, "retry_at", f.RetryAt().Format(time.RFC3339), "reason", f.Reason)
@@ -85,10 +86,10 @@ func (r *Run) proofFailed(ctx context.Context, p *Plan, res *Result, cause error
 	if err == nil && back != "" {
 		if perr := r.prove(ctx, res); perr == nil {
 			r.saveState(rp)
-			res.Verdict = fmt.Sprintf("release %s failed, %s (proven again): %s", rp.id, back, failedVerdict)
+			res.Verdict = fmt.Sprintf("release %s failed; %s (proven again); %s", rp.id, back, failedVerdict)
 			r.opts.Logger.Error("release failed its proof; the node runs the last proven one", "step", "fall-back", "release", rp.id,
 				"running", back, "attempts", failure.Attempts, "retry_at", failure.RetryAt().Format(time.RFC3339))
-			return fmt.Errorf("release %s failed its proof, %s (proven again), so gVisor pods keep working: %w", rp.id, back, cause)
+			return fmt.Errorf("release %s failed its proof; %s (proven again), so gVisor pods keep working; %w", rp.id, back, cause)
 		} else {
 			err = perr
 		}

@@ -121,7 +121,7 @@ func TestProofFailureUnregistersRunsc(t *testing.T) {
 	r.Restarts = 0
 	before := installertest.HashTree(t, h.root)
 	res, err = installer.Install(context.Background(), o)
-	if err == nil || r.Restarts != 0 || !strings.Contains(err.Error(), "failed 1 times on this node") ||
+	if err == nil || r.Restarts != 0 || !strings.Contains(err.Error(), "(1 failures, the last at ") ||
 		!strings.Contains(err.Error(), "runsc is not registered") || !strings.Contains(err.Error(), unpullable) {
 		t.Errorf("next run: want it refused from memory, naming the reason and that runsc is not registered, without a restart: %s, %v (%d restarts)", res.FailedSummary(), err, r.Restarts)
 	}

@@ -131,7 +131,7 @@ func TestBrokenReleaseKeepsLastGood(t *testing.T) {
 		assertRunsc(t, n, again, sumA, "the last good release")
 
 		_, err = installer.Install(ctx, n.o)
-		if err == nil || !strings.Contains(err.Error(), "failed 1 times on this node") {
+		if err == nil || !strings.Contains(err.Error(), "(1 failures, the last at ") {
 			t.Errorf("second run with the failed release: %v, want it refused from memory before its back-off", err)
 		}
 		if n.r.Restarts != before {

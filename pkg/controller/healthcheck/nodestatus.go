@@ -18,10 +18,11 @@ import (
 // hundreds of failing nodes still gives a condition message one can read (and that fits the Shoot's status).
 const maxNamedNodes = 5
 
-// maxReasonLength bounds what a message quotes per node (bound). 300: a failed proof's line carries up to three
-// findings (the installer's diagnosis, runsc's own words, the release the node fell back to) besides containerd's
-// error, and at 200 one of them was cut on a real node; five nodes still stay near 1.6 kB.
-const maxReasonLength = 300
+// maxReasonLength bounds what a message quotes per node (bound). 500: a failed proof's line carries up to three
+// findings (the installer's diagnosis, runsc's own words, the release the node fell back to, whose ids alone are
+// about 50 characters each) besides containerd's error, and at 200 and 300 one of them was cut; five nodes stay
+// under 3 kB.
+const maxReasonLength = 500
 
 // notReadyNode is a node of the pool without a Ready installation pod.
 type notReadyNode struct {

@@ -127,7 +127,8 @@ func TestNotReadyMessageIsBounded(t *testing.T) {
 func TestBoundKeepsTheCause(t *testing.T) {
 	long := "Error: gVisor sandbox did not start on containerd 2.4.2: starting a pod sandbox with runtime handler \"runsc\" over " +
 		"/host/run/containerd/containerd.sock: rpc error: code = Unknown desc = failed to start sandbox: failed to create " +
-		"containerd task: OCI runtime create failed: creating container: cannot create sandbox: open /dev/kvm: no such file or directory"
+		strings.Repeat("containerd task: failed to create shim task: ", 10) +
+		"OCI runtime create failed: creating container: cannot create sandbox: open /dev/kvm: no such file or directory"
 	got := bound(long)
 	if len(got) > maxReasonLength {
 		t.Errorf("bound gives %d characters, more than %d", len(got), maxReasonLength)

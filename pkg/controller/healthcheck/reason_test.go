@@ -40,6 +40,17 @@ func TestBoundKeepsTheDecisivePart(t *testing.T) {
 				"(proven again); gvisor-installer v0.1.0-dev install failed",
 			want: []string{"Error: release v20260905.0-1a2b3c4d failed", "runsc: panic: error initializing vCPU", "running release v20260801.0-9f8e7d6c (proven again)"},
 		},
+		"fallback, as the installer words it": {
+			reason: "Error: release v0.0.0-20260905035102-160fafc42237-rebuild-4f1d2c3b9a0e failed; running release v0.0.0-20260905035102-160fafc42237-dc1c48e977be with its previous runsc flags (proven again); " +
+				"gVisor sandbox did not start on containerd 2.4.2: " + criError + "; runsc: panic: error initializing vCPU: KVM_CREATE_VCPU failed: invalid argument; gvisor-installer v0.1.0-dev install failed",
+			want: []string{"running release v0.0.0-20260905035102-160fafc42237-dc1c48e977be with its previous runsc flags", "gVisor sandbox did not start", "runsc: panic: error initializing vCPU"},
+		},
+		"remembered failure": {
+			reason: "Error: release v0.0.0-20260905035102-160fafc42237-dc1c48e977be failed; running release v0.0.0-20260905035102-160fafc42237-dc1c48e977be with its previous runsc flags; " +
+				"not tried again before 2026-12-02T01:20:00Z (2 failures, the last at 2026-12-02T01:10:00Z; new runsc flags, containerd or kernel are tried at once); " +
+				"gVisor sandbox did not start on containerd 2.4.2: " + criError + "; runsc: panic: error initializing vCPU; gvisor-installer v0.1.0-dev install failed",
+			want: []string{"with its previous runsc flags", "runsc: panic: error initializing vCPU"},
+		},
 		"one long wrapped error": {
 			reason: "Error: gVisor sandbox did not start on containerd 2.4.2: " + criError,
 			want:   []string{"Error: gVisor sandbox did not start", "no such file or directory)", cutMark},
