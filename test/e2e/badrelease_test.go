@@ -100,6 +100,7 @@ func TestBrokenReleaseOnRealNode(t *testing.T) {
 // an operator writes for it.
 type brokenBuild struct {
 	*images.Built
+
 	sums string
 }
 
