@@ -40,3 +40,18 @@ func TestInstallationChartReproveInterval(t *testing.T) {
 		}
 	}
 }
+
+// TestExtensionChartReproveInterval: the extension chart's controller.reproveInterval (the controller's
+// --reprove-interval) is refused by helm where the controller would refuse it at start, instead of a Deployment
+// whose pods crash-loop.
+func TestExtensionChartReproveInterval(t *testing.T) {
+	for value, accepted := range map[string]bool{"10s": true, "5m": true, "1h30m": true, "0s": false, "9s": false, "1.5m": false, "500ms": false, "10": false} {
+		_, stderr, err := helm(t, "template", "x", "./gardener-extension-runtime-gvisor", "--set-string", "controller.reproveInterval="+value)
+		switch {
+		case accepted && err != nil:
+			t.Errorf("controller.reproveInterval %q: helm refused it: %s", value, stderr)
+		case !accepted && (err == nil || !strings.Contains(stderr, "reproveInterval")):
+			t.Errorf("controller.reproveInterval %q: want helm to refuse it naming the value, got %v: %s", value, err, stderr)
+		}
+	}
+}
