@@ -62,9 +62,10 @@ func (a *Actuator) deleteAndRequeue(ctx context.Context, cr *extensionsv1alpha1.
 		if !exists {
 			continue
 		}
-		if mr.DeletionTimestamp == nil {
+		if mr.DeletionTimestamp == nil && len(mr.Finalizers) == 0 {
 			// Just deleted: a ManagedResource without gardener-resource-manager's finalizer (never picked up) is
-			// gone at once, and needs no requeue round to find that out.
+			// gone at once, and needs no requeue round to find that out. One with the finalizer cannot be, and its
+			// removal wakes the Delete (watch.go).
 			if err := a.apiReader.Get(ctx, client.ObjectKey{Namespace: cr.Namespace, Name: name}, mr); apierrors.IsNotFound(err) {
 				continue
 			} else if err != nil {

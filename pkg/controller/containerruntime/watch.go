@@ -53,11 +53,15 @@ func runtimesWaitingFor(c client.Reader) handler.MapFunc {
 	}
 }
 
-// managedResourceChanged passes what a waiting Delete looks at: updates of the status or the generation while the
+// managedResourceChanged passes what can change a waiting Delete's verdict or report: status changes while the
 // ManagedResource is not being deleted (gardener-resource-manager rolling the uninstall out), and its removal.
-// Once it is being deleted, only its removal matters: gardener-resource-manager's status updates while it deletes
-// the objects would each wake the Delete for nothing. Creations (also every object at the start, when the
-// ContainerRuntimes' own events start their Deletes anyway), label changes and resyncs bring nothing new.
+// Left out, because the Delete would find nothing new:
+//   - status updates once it is being deleted: only its removal matters then;
+//   - status updates between two of gardener-resource-manager's own steps (applying, checks pending: catchingUp),
+//     which the Delete reports with one message;
+//   - spec changes without a status change: only the Delete itself writes the spec while it waits;
+//   - creations (also every object at the start, when the ContainerRuntimes' own events start their Deletes
+//     anyway), label changes and resyncs.
 func managedResourceChanged() predicate.Predicate {
 	return predicate.Funcs{
 		CreateFunc: func(event.CreateEvent) bool { return false },
@@ -67,10 +71,10 @@ func managedResourceChanged() predicate.Predicate {
 			if !ok1 || !ok2 {
 				return true
 			}
-			if newMR.DeletionTimestamp != nil {
+			if newMR.DeletionTimestamp != nil || (catchingUp(oldMR) && catchingUp(newMR)) {
 				return false
 			}
-			return oldMR.Generation != newMR.Generation || !apiequality.Semantic.DeepEqual(oldMR.Status, newMR.Status)
+			return !apiequality.Semantic.DeepEqual(oldMR.Status, newMR.Status)
 		},
 		GenericFunc: func(event.GenericEvent) bool { return false },
 	}

@@ -77,38 +77,56 @@ func TestRuntimesWaitingFor(t *testing.T) {
 	}
 }
 
-// TestManagedResourceChanged: status and generation changes wake a waiting Delete, and the ManagedResource's
-// removal; a label change, status updates while it is being deleted and creations do not.
+// TestManagedResourceChanged: a status change that can change the Delete's verdict wakes it, and so does the
+// ManagedResource's removal; gardener-resource-manager's steps in between, the Delete's own spec write, status
+// updates while it is being deleted, label changes and creations do not.
 func TestManagedResourceChanged(t *testing.T) {
 	p := managedResourceChanged()
-	old := &resourcesv1alpha1.ManagedResource{ObjectMeta: metav1.ObjectMeta{Name: "m", Generation: 1, ResourceVersion: "1"}}
-	update := func(change func(*resourcesv1alpha1.ManagedResource)) bool {
+	conditions := func(s gardencorev1beta1.ConditionStatus) []gardencorev1beta1.Condition {
+		var cs []gardencorev1beta1.Condition
+		for _, c := range []gardencorev1beta1.ConditionType{resourcesv1alpha1.ResourcesApplied, resourcesv1alpha1.ResourcesHealthy, resourcesv1alpha1.ResourcesProgressing} {
+			cs = append(cs, gardencorev1beta1.Condition{Type: c, Status: s})
+		}
+		return cs
+	}
+	applied := &resourcesv1alpha1.ManagedResource{ObjectMeta: metav1.ObjectMeta{Name: "m", Generation: 2, ResourceVersion: "1"},
+		Status: resourcesv1alpha1.ManagedResourceStatus{ObservedGeneration: 2, Conditions: conditions(gardencorev1beta1.ConditionTrue)}}
+	update := func(old *resourcesv1alpha1.ManagedResource, change func(*resourcesv1alpha1.ManagedResource)) bool {
 		n := old.DeepCopy()
 		n.ResourceVersion = "2"
 		change(n)
 		return p.Update(event.UpdateEvent{ObjectOld: old, ObjectNew: n})
 	}
-	if !update(func(n *resourcesv1alpha1.ManagedResource) {
-		n.Status.Conditions = []gardencorev1beta1.Condition{{Type: resourcesv1alpha1.ResourcesHealthy, Status: gardencorev1beta1.ConditionTrue}}
-	}) {
+	if !update(applied, func(n *resourcesv1alpha1.ManagedResource) { n.Status.Conditions[1].Message = "1 of 3 nodes" }) {
 		t.Error("a status change must wake the Delete")
 	}
-	if !update(func(n *resourcesv1alpha1.ManagedResource) { n.Generation = 2 }) {
-		t.Error("a new generation must wake the Delete")
+	if update(applied, func(n *resourcesv1alpha1.ManagedResource) { n.Generation = 3 }) {
+		t.Error("the Delete's own spec write (no status change) wakes nothing")
 	}
-	if update(func(n *resourcesv1alpha1.ManagedResource) {
+	pending := applied.DeepCopy()
+	pending.Generation = 3
+	if update(pending, func(n *resourcesv1alpha1.ManagedResource) { n.Status.Conditions = conditions(gardencorev1beta1.ConditionUnknown) }) {
+		t.Error("gardener-resource-manager's steps while it catches up wake nothing")
+	}
+	if !update(pending, func(n *resourcesv1alpha1.ManagedResource) {
+		n.Status.ObservedGeneration = 3
+		n.Status.Conditions = conditions(gardencorev1beta1.ConditionTrue)
+	}) {
+		t.Error("gardener-resource-manager done with the new generation must wake the Delete")
+	}
+	if update(applied, func(n *resourcesv1alpha1.ManagedResource) {
 		n.DeletionTimestamp = &metav1.Time{Time: time.Now()}
-		n.Status.Conditions = []gardencorev1beta1.Condition{{Type: resourcesv1alpha1.ResourcesApplied, Status: gardencorev1beta1.ConditionFalse}}
+		n.Status.Conditions = conditions(gardencorev1beta1.ConditionFalse)
 	}) {
 		t.Error("status updates while it is being deleted wake nothing: only its removal matters")
 	}
-	if update(func(n *resourcesv1alpha1.ManagedResource) { n.Labels = map[string]string{"x": "y"} }) {
+	if update(applied, func(n *resourcesv1alpha1.ManagedResource) { n.Labels = map[string]string{"x": "y"} }) {
 		t.Error("a label change is nothing a Delete waits for")
 	}
-	if p.Create(event.CreateEvent{Object: old}) {
+	if p.Create(event.CreateEvent{Object: applied}) {
 		t.Error("a creation is nothing a Delete waits for")
 	}
-	if !p.Delete(event.DeleteEvent{Object: old}) {
+	if !p.Delete(event.DeleteEvent{Object: applied}) {
 		t.Error("the ManagedResource going away must wake the Delete")
 	}
 }
