@@ -552,7 +552,11 @@ func (r *run) requests(clients map[string]string, phases []phase) requestCounts 
 // or 10 minutes without reaching it fail the benchmark.
 func (r *run) waitAll(p *envtest.Process, want int, ok func(*extensionsv1alpha1.ContainerRuntime) bool, perShoot ...func(done map[string]int)) {
 	r.b.Helper()
-	testutil.EventuallyEvery(r.b, 20*time.Minute, 100*time.Millisecond, r.name+"'s ContainerRuntimes (log "+p.LogPath()+")", func() error {
+	// Each poll lists every ContainerRuntime (a few KB each) through the shared API server: at a fixed interval
+	// that load would grow with the pools times the run's length, so the interval grows with the pools (100 ms at
+	// 150, 333 ms at 500), a small part of the times measured.
+	interval := time.Duration(max(r.size.pools(), 150)) * time.Second / 1500
+	testutil.EventuallyEvery(r.b, 20*time.Minute, interval, r.name+"'s ContainerRuntimes (log "+p.LogPath()+")", func() error {
 		done := map[string]int{}
 		count := ok
 		if ok != nil {
