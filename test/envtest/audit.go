@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"time"
 
 	crenvtest "sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -77,7 +79,10 @@ func configureAudit(env *crenvtest.Environment, dir, readsOfGroup string) (strin
 		Set("audit-log-path", logPath).
 		Set("audit-log-format", "json").
 		// blocking: an event is in the file before the response is sent, so a test can read it right away.
-		Set("audit-log-mode", "blocking")
+		Set("audit-log-mode", "blocking").
+		// kube-apiserver rotates the file at 100 MB unless told otherwise (a benchmark writes more); AuditEvents
+		// reads rotated files too, in case.
+		Set("audit-log-maxsize", "100000")
 	return logPath, nil
 }
 
@@ -87,12 +92,28 @@ func (cp *ControlPlane) AuditEvents() ([]AuditEvent, error) {
 	if cp.auditLog == "" {
 		return nil, fmt.Errorf("envtest: audit log not enabled (set Options.Audit)")
 	}
-	f, err := os.Open(cp.auditLog)
+	// Rotated files are named audit-<timestamp>.log: in name order, then the current one.
+	rotated, err := filepath.Glob(strings.TrimSuffix(cp.auditLog, ".log") + "-*.log")
+	if err != nil {
+		return nil, fmt.Errorf("envtest: listing rotated audit logs: %w", err)
+	}
+	sort.Strings(rotated)
+	var events []AuditEvent
+	for _, path := range append(rotated, cp.auditLog) {
+		if events, err = appendAuditEvents(events, path); err != nil {
+			return nil, err
+		}
+	}
+	return events, nil
+}
+
+// appendAuditEvents appends the completed requests recorded in the audit log file path.
+func appendAuditEvents(events []AuditEvent, path string) ([]AuditEvent, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("envtest: reading audit log: %w", err)
 	}
 	defer f.Close()
-	var events []AuditEvent
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
