@@ -29,7 +29,8 @@ import (
 // on it: for the pool's extension-runtime-gvisor-installation-<pool>, the deleting gvisor ContainerRuntime of that
 // pool; for the shoot-wide extension-runtime-gvisor, every deleting gvisor ContainerRuntime of the namespace. Other
 // ManagedResources, and ContainerRuntimes not being deleted (whose reconciles gardenlet triggers), map to nothing.
-// The list comes from the informer cache (the controller watches ContainerRuntimes anyway), per namespace.
+// The list comes from the informer cache (the controller watches ContainerRuntimes anyway), per namespace, and
+// only names are taken from it.
 func runtimesWaitingFor(c client.Reader) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		pool, isPool := strings.CutPrefix(obj.GetName(), installationManagedResourcePrefix)
@@ -37,7 +38,9 @@ func runtimesWaitingFor(c client.Reader) handler.MapFunc {
 			return nil
 		}
 		list := &extensionsv1alpha1.ContainerRuntimeList{}
-		if err := c.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
+		// Read-only, so without the cache's deep copy: an event would otherwise copy every ContainerRuntime of
+		// the shoot, a cost per pool that grows with the shoot's pools.
+		if err := c.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
 			// Only a wake-up is lost: the safety requeue still comes.
 			logf.FromContext(ctx).Error(err, "Listing ContainerRuntimes for a ManagedResource event", "namespace", obj.GetNamespace())
 			return nil

@@ -105,7 +105,9 @@ func TestManagedResourceChanged(t *testing.T) {
 	}
 	pending := applied.DeepCopy()
 	pending.Generation = 3
-	if update(pending, func(n *resourcesv1alpha1.ManagedResource) { n.Status.Conditions = conditions(gardencorev1beta1.ConditionUnknown) }) {
+	if update(pending, func(n *resourcesv1alpha1.ManagedResource) {
+		n.Status.Conditions = conditions(gardencorev1beta1.ConditionUnknown)
+	}) {
 		t.Error("gardener-resource-manager's steps while it catches up wake nothing")
 	}
 	if !update(pending, func(n *resourcesv1alpha1.ManagedResource) {
