@@ -59,6 +59,9 @@ func countRequests(events []envtest.AuditEvent, clients map[string]string, phase
 			}
 		}
 		resource := e.ObjectRef.Resource
+		if resource == "" {
+			resource = "(non-resource: discovery, version)"
+		}
 		if e.ObjectRef.Subresource != "" {
 			resource += "/" + e.ObjectRef.Subresource
 		}
