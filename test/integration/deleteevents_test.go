@@ -14,8 +14,8 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
 )
 
-// Bounds of TestDeleteIsEventDriven, with headroom: measured 9 passes and 4 status writes for a pool without
-// nodes. The polling Delete this replaced took a pass every second for the 10-12 s gardener-resource-manager
+// Bounds of TestDeleteIsEventDriven, with headroom: measured 4 passes and 4 status writes for a pool without
+// nodes (9 passes before the ManagedResource predicate left out gardener-resource-manager's intermediate steps). The polling Delete this replaced took a pass every second for the 10-12 s gardener-resource-manager
 // needs (plus one for each of its own status writes), each writing the status twice: about 25 and 30.
 const (
 	maxDeletePasses       = 15
