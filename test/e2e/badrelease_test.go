@@ -28,27 +28,6 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
-// brokenRunsc answers --version and fails everything else: a runsc that passes every checksum (the operator's
-// sums vouch for it) but cannot start a sandbox.
-const brokenRunsc = `package main
-
-import (
-	"fmt"
-	"os"
-)
-
-func main() {
-	for _, a := range os.Args[1:] {
-		if a == "--version" {
-			fmt.Println("runsc version broken-e2e")
-			return
-		}
-	}
-	fmt.Fprintln(os.Stderr, "runsc: this build cannot start sandboxes")
-	os.Exit(1)
-}
-`
-
 // TestBrokenReleaseOnRealNode rolls a gVisor release that cannot start a sandbox onto a working node, as an operator
 // does with imageVectorOverwrite (the installation image and its gvisorReleaseSums), while a shoot owner's gVisor
 // pod runs: the rolled installation pod is not Ready, EveryNodeReady turns False naming the node, the failed release
@@ -109,7 +88,7 @@ func brokenImages(t *testing.T) brokenBuild {
 	dir := filepath.Join(t.TempDir(), "gvisor-broken")
 	shim, err := os.ReadFile(filepath.Join(realcomponents.GVisorDir(t), binaries.Shim))
 	testutil.Must(t, err)
-	runsc := installertest.GoProgram(t, runtime.GOARCH, brokenRunsc)
+	runsc := installertest.GoProgram(t, runtime.GOARCH, installertest.BrokenRunsc)
 	installertest.WriteRelease(t, dir, map[string][]byte{binaries.Runsc: runsc, binaries.Shim: shim})
 	b := images.Build(t, images.Options{Registry: "registry.invalid/runtime-gvisor-broken", Tag: "broken", GVisorDir: dir})
 	sums := fmt.Sprintf("gvisorReleaseSums:\n  version: broken-e2e\n  architectures:\n    %s:\n      runsc: %q\n      containerd-shim-runsc-v1: %q\n",

@@ -56,3 +56,25 @@ func GoProgram(t testing.TB, goarch, src string) []byte {
 	goBins[key] = b
 	return b
 }
+
+// BrokenRunsc is the source of a runsc that passes every checksum but cannot start a sandbox on any node (a
+// kernel it does not support, a build broken for the platform): it answers --version and fails everything else.
+// Build it with GoProgram; upgrade and rollback tests put it in a release over a working one.
+const BrokenRunsc = `package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	for _, a := range os.Args[1:] {
+		if a == "--version" || a == "-version" {
+			fmt.Println("runsc version broken-test-release")
+			return
+		}
+	}
+	fmt.Fprintln(os.Stderr, "runsc: this build cannot start sandboxes (test release standing in for a runsc the node rejects)")
+	os.Exit(1)
+}
+`

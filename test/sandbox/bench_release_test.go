@@ -36,7 +36,7 @@ func BenchmarkReleaseChange(b *testing.B) {
 	broken := filepath.Join(b.TempDir(), "gvisor-broken")
 	shim, err := os.ReadFile(filepath.Join(s.release, binaries.Shim))
 	testutil.Must(b, err)
-	installertest.WriteRelease(b, broken, map[string][]byte{binaries.Runsc: installertest.GoProgram(b, runtime.GOARCH, brokenRunsc), binaries.Shim: shim})
+	installertest.WriteRelease(b, broken, map[string][]byte{binaries.Runsc: installertest.GoProgram(b, runtime.GOARCH, installertest.BrokenRunsc), binaries.Shim: shim})
 	for _, v := range supported {
 		c := installertest.Release(b, v)
 		b.Run(c.String()+"/switch", func(b *testing.B) {

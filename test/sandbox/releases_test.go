@@ -23,27 +23,6 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
-// brokenRunsc stands in for a runsc that passes every checksum but cannot start a sandbox on the node (a kernel
-// it does not support, a build broken for this platform): it answers --version and fails everything else.
-const brokenRunsc = `package main
-
-import (
-	"fmt"
-	"os"
-)
-
-func main() {
-	for _, a := range os.Args[1:] {
-		if a == "--version" || a == "-version" {
-			fmt.Println("runsc version broken-test-release")
-			return
-		}
-	}
-	fmt.Fprintln(os.Stderr, "runsc: this build cannot start sandboxes (test release standing in for a runsc the node rejects)")
-	os.Exit(1)
-}
-`
-
 // TestReleaseUpgradeKeepsRunningSandboxes moves a node with a running gVisor pod from release A to release B, two
 // builds whose every file differs: no containerd restart, the running pod's sandbox stays on A's runsc and is still
 // exec'd, stopped and removed, and a new pod runs on B's runsc. A stays on the node while its pod runs.
@@ -99,7 +78,7 @@ func TestBrokenReleaseKeepsLastGood(t *testing.T) {
 	broken := filepath.Join(t.TempDir(), "gvisor-broken")
 	shim, err := os.ReadFile(filepath.Join(s.release, binaries.Shim))
 	testutil.Must(t, err)
-	installertest.WriteRelease(t, broken, map[string][]byte{binaries.Runsc: installertest.GoProgram(t, runtime.GOARCH, brokenRunsc), binaries.Shim: shim})
+	installertest.WriteRelease(t, broken, map[string][]byte{binaries.Runsc: installertest.GoProgram(t, runtime.GOARCH, installertest.BrokenRunsc), binaries.Shim: shim})
 	sumA := fileSum(t, filepath.Join(s.release, binaries.Runsc))
 	s.releases(t, nil, func(t *testing.T, c installertest.Containerd) {
 		ctx := context.Background()
