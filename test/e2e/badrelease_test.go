@@ -8,7 +8,6 @@ import (
 	"crypto/sha512"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -19,7 +18,6 @@ import (
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/e2e"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/images"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
@@ -86,10 +84,7 @@ type brokenBuild struct {
 func brokenImages(t *testing.T) brokenBuild {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "gvisor-broken")
-	shim, err := os.ReadFile(filepath.Join(realcomponents.GVisorDir(t), binaries.Shim))
-	testutil.Must(t, err)
-	runsc := installertest.GoProgram(t, runtime.GOARCH, installertest.BrokenRunsc)
-	installertest.WriteRelease(t, dir, map[string][]byte{binaries.Runsc: runsc, binaries.Shim: shim})
+	runsc, shim := installertest.BrokenRelease(t, dir)
 	b := images.Build(t, images.Options{Registry: "registry.invalid/runtime-gvisor-broken", Tag: "broken", GVisorDir: dir})
 	sums := fmt.Sprintf("gvisorReleaseSums:\n  version: broken-e2e\n  architectures:\n    %s:\n      runsc: %q\n      containerd-shim-runsc-v1: %q\n",
 		runtime.GOARCH, sha512Hex(runsc), sha512Hex(shim))

@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
@@ -75,4 +76,21 @@ func StubELF(machine uint16, payload string) []byte {
 	le.PutUint16(h[54:], 56) // e_phentsize
 	le.PutUint16(h[58:], 64) // e_shentsize
 	return append(h, payload...)
+}
+
+// BrokenRelease replaces dir with a release whose runsc (BrokenRunsc) passes every checksum but cannot start a
+// sandbox, beside the real shim (GVISOR_TEST_GVISOR_DIR), and returns both files' content (for sums an operator
+// writes).
+func BrokenRelease(t testing.TB, dir string) (runsc, shim []byte) {
+	t.Helper()
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	shim, err := os.ReadFile(filepath.Join(realcomponents.GVisorDir(t), "containerd-shim-runsc-v1"))
+	if err != nil {
+		t.Fatalf("GVISOR_TEST_GVISOR_DIR: %v", err)
+	}
+	runsc = GoProgram(t, runtime.GOARCH, BrokenRunsc)
+	WriteRelease(t, dir, map[string][]byte{"runsc": runsc, "containerd-shim-runsc-v1": shim})
+	return runsc, shim
 }

@@ -5,14 +5,11 @@ package sandbox_test
 
 import (
 	"context"
-	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
@@ -34,9 +31,7 @@ func BenchmarkReleaseChange(b *testing.B) {
 	rebuild := filepath.Join(b.TempDir(), "gvisor-rebuild")
 	installertest.RealReleaseFrom(b, rebuild, realcomponents.GVisorRebuildDir(b))
 	broken := filepath.Join(b.TempDir(), "gvisor-broken")
-	shim, err := os.ReadFile(filepath.Join(s.release, binaries.Shim))
-	testutil.Must(b, err)
-	installertest.WriteRelease(b, broken, map[string][]byte{binaries.Runsc: installertest.GoProgram(b, runtime.GOARCH, installertest.BrokenRunsc), binaries.Shim: shim})
+	installertest.BrokenRelease(b, broken)
 	for _, v := range supported {
 		c := installertest.Release(b, v)
 		b.Run(c.String()+"/switch", func(b *testing.B) {

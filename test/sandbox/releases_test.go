@@ -10,7 +10,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -76,9 +75,7 @@ func TestReleaseUpgradeKeepsRunningSandboxes(t *testing.T) {
 func TestBrokenReleaseKeepsLastGood(t *testing.T) {
 	s := newSuite(t)
 	broken := filepath.Join(t.TempDir(), "gvisor-broken")
-	shim, err := os.ReadFile(filepath.Join(s.release, binaries.Shim))
-	testutil.Must(t, err)
-	installertest.WriteRelease(t, broken, map[string][]byte{binaries.Runsc: installertest.GoProgram(t, runtime.GOARCH, installertest.BrokenRunsc), binaries.Shim: shim})
+	installertest.BrokenRelease(t, broken)
 	sumA := fileSum(t, filepath.Join(s.release, binaries.Runsc))
 	s.releases(t, nil, func(t *testing.T, c installertest.Containerd) {
 		ctx := context.Background()
