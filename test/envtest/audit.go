@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"time"
 
 	crenvtest "sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -41,16 +43,34 @@ type AuditEvent struct {
 	ResponseStatus struct {
 		Code int `json:"code"`
 	} `json:"responseStatus"`
-	StageTimestamp time.Time `json:"stageTimestamp"`
+	RequestReceivedTimestamp time.Time `json:"requestReceivedTimestamp"`
+	StageTimestamp           time.Time `json:"stageTimestamp"`
 }
 
 func (e AuditEvent) String() string {
 	return fmt.Sprintf("%s %s %s/%s/%s (%s) -> %d", e.User.Username, e.Verb, e.ObjectRef.Resource, e.ObjectRef.Namespace, e.ObjectRef.Name, e.ObjectRef.Subresource, e.ResponseStatus.Code)
 }
 
-func configureAudit(env *crenvtest.Environment, dir string) (string, error) {
+// auditReadsOfGroupPolicy is auditPolicy plus every request (reads and watches too) of the users in one group, so
+// that a benchmark can account for every request of the components it starts in that group (AddUserInGroup).
+const auditReadsOfGroupPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Metadata
+  userGroups: [%q]
+- level: Metadata
+  verbs: [create, update, patch, delete, deletecollection]
+- level: None
+`
+
+func configureAudit(env *crenvtest.Environment, dir, readsOfGroup string) (string, error) {
 	policy := filepath.Join(dir, "audit-policy.yaml")
-	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+	content := auditPolicy
+	if readsOfGroup != "" {
+		content = fmt.Sprintf(auditReadsOfGroupPolicy, readsOfGroup)
+	}
+	if err := os.WriteFile(policy, []byte(content), 0o600); err != nil {
 		return "", fmt.Errorf("envtest: writing audit policy: %w", err)
 	}
 	logPath := filepath.Join(dir, "audit.log")
@@ -59,21 +79,41 @@ func configureAudit(env *crenvtest.Environment, dir string) (string, error) {
 		Set("audit-log-path", logPath).
 		Set("audit-log-format", "json").
 		// blocking: an event is in the file before the response is sent, so a test can read it right away.
-		Set("audit-log-mode", "blocking")
+		Set("audit-log-mode", "blocking").
+		// kube-apiserver rotates the file at 100 MB unless told otherwise (a benchmark writes more); AuditEvents
+		// reads rotated files too, in case.
+		Set("audit-log-maxsize", "100000")
 	return logPath, nil
 }
 
-// AuditEvents returns the completed write requests recorded so far (Options.Audit must be set).
+// AuditEvents returns the completed write requests recorded so far, and every completed request of the users in
+// Options.AuditReadsOfGroup (Options.Audit must be set).
 func (cp *ControlPlane) AuditEvents() ([]AuditEvent, error) {
 	if cp.auditLog == "" {
 		return nil, fmt.Errorf("envtest: audit log not enabled (set Options.Audit)")
 	}
-	f, err := os.Open(cp.auditLog)
+	// Rotated files are named audit-<timestamp>.log: in name order, then the current one.
+	rotated, err := filepath.Glob(strings.TrimSuffix(cp.auditLog, ".log") + "-*.log")
+	if err != nil {
+		return nil, fmt.Errorf("envtest: listing rotated audit logs: %w", err)
+	}
+	sort.Strings(rotated)
+	var events []AuditEvent
+	for _, path := range append(rotated, cp.auditLog) {
+		if events, err = appendAuditEvents(events, path); err != nil {
+			return nil, err
+		}
+	}
+	return events, nil
+}
+
+// appendAuditEvents appends the completed requests recorded in the audit log file path.
+func appendAuditEvents(events []AuditEvent, path string) ([]AuditEvent, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("envtest: reading audit log: %w", err)
 	}
 	defer f.Close()
-	var events []AuditEvent
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -91,7 +131,16 @@ func (cp *ControlPlane) AuditEvents() ([]AuditEvent, error) {
 // AddUser writes a kubeconfig for a new system:masters user called name and returns its path. Components
 // connecting with their own user are told apart in the audit log.
 func (cp *ControlPlane) AddUser(name string) (string, error) {
-	user, err := cp.env.AddUser(crenvtest.User{Name: name, Groups: []string{"system:masters"}}, nil)
+	return cp.AddUserInGroup(name, "")
+}
+
+// AddUserInGroup is AddUser with the user also in group (none if empty), e.g. Options.AuditReadsOfGroup's.
+func (cp *ControlPlane) AddUserInGroup(name, group string) (string, error) {
+	groups := []string{"system:masters"}
+	if group != "" {
+		groups = append(groups, group)
+	}
+	user, err := cp.env.AddUser(crenvtest.User{Name: name, Groups: groups}, nil)
 	if err != nil {
 		return "", fmt.Errorf("envtest: adding user %s: %w", name, err)
 	}

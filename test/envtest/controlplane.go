@@ -24,6 +24,9 @@ type Options struct {
 	Dir string
 	// Audit makes kube-apiserver record every write request (see AuditEvents).
 	Audit bool
+	// AuditReadsOfGroup (with Audit) also records every read and watch of the users in this group
+	// (AddUserInGroup): the seed-scale benchmark counts all requests of the controllers it starts.
+	AuditReadsOfGroup string
 }
 
 // ControlPlane is a running etcd + kube-apiserver + kube-controller-manager with Gardener's CRDs installed.
@@ -79,7 +82,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 		ControlPlaneStopTimeout:  time.Minute,
 	}
 	if opts.Audit {
-		if cp.auditLog, err = configureAudit(cp.env, cp.Dir); err != nil {
+		if cp.auditLog, err = configureAudit(cp.env, cp.Dir, opts.AuditReadsOfGroup); err != nil {
 			return nil, err
 		}
 	}

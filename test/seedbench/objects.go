@@ -6,6 +6,7 @@ package seedbench
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,7 +29,7 @@ func Cluster(namespace, shootName string, pools []string) *extensionsv1alpha1.Cl
 	shoot := &gardencorev1beta1.Shoot{
 		TypeMeta: metav1.TypeMeta{APIVersion: gardencorev1beta1.SchemeGroupVersion.String(), Kind: "Shoot"},
 		ObjectMeta: metav1.ObjectMeta{
-			Name: shootName, Namespace: "garden-bench", Generation: 7, UID: types.UID("00000000-0000-0000-0000-0000000000" + shootName[len(shootName)-2:]),
+			Name: shootName, Namespace: "garden-bench", Generation: 7, UID: shootUID(shootName),
 			Annotations: map[string]string{"gardener.cloud/created-by": "bench@example.com"},
 			Labels:      map[string]string{"shoot.gardener.cloud/status": "healthy", "extensions.extensions.gardener.cloud/shoot-dns-service": "true"},
 		},
@@ -67,6 +68,12 @@ func Cluster(namespace, shootName string, pools []string) *extensionsv1alpha1.Cl
 			Shoot:        runtime.RawExtension{Raw: mustJSON(shoot)},
 		},
 	}
+}
+
+// shootUID is a UID unique per shoot name (s00, s01, ..., s100).
+func shootUID(shootName string) types.UID {
+	digits := strings.TrimPrefix(shootName, "s")
+	return types.UID("00000000-0000-0000-0000-" + strings.Repeat("0", max(0, 12-len(digits))) + digits)
 }
 
 // shootAccessSecret is the secret "gardener" gardenlet keeps in every shoot namespace; our health checks read

@@ -4,6 +4,8 @@
 package containerruntime
 
 import (
+	"sync"
+
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -19,6 +21,10 @@ type Actuator struct {
 	renderer  *render.Renderer
 	recorder  events.EventRecorder
 	settings  Settings
+	// uninstalls remembers, per ContainerRuntime UID, the generation of the pool's ManagedResource this process
+	// deployed the uninstall at, so that the Delete passes while it rolls out do not render it again
+	// (uninstall.go: deployUninstall). Entries go once the uninstall is done or timed out.
+	uninstalls sync.Map
 }
 
 var _ extensionscontainerruntimecontroller.Actuator = (*Actuator)(nil)

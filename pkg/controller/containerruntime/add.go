@@ -6,11 +6,20 @@ package containerruntime
 import (
 	"context"
 	"fmt"
+	"slices"
 
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	extensionscontainerruntimecontroller "github.com/gardener/gardener/extensions/pkg/controller/containerruntime"
+	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
+	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
+	"github.com/gardener/gardener/pkg/controllerutils"
+	predicateutils "github.com/gardener/gardener/pkg/controllerutils/predicate"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
@@ -27,7 +36,14 @@ type Config struct {
 	Settings Settings
 }
 
-// AddToManager adds the ContainerRuntime controller for type gvisor, built on Gardener's extension library.
+// AddToManager adds the ContainerRuntime controller for type gvisor: the extension library's controller
+// (extensionscontainerruntimecontroller.Add, Gardener v1.149.3) built here with the same name, options, watch and
+// predicates, plus a watch on ManagedResources that wakes a waiting Delete (watch.go), and the library's reconciler
+// wrapped so that a Delete's waits write nothing when nothing changed (reconciler.go).
+//
+// Built here rather than through the library's Add because Add has no way to add a watch (AddArgs has none, and
+// the controller it builds is not returned); NewReconciler, the predicates and the mapper it uses are exported,
+// so everything but the builder call stays the library's.
 func AddToManager(ctx context.Context, mgr manager.Manager, cfg Config) error {
 	if cfg.Renderer == nil {
 		return fmt.Errorf("containerruntime controller: no renderer configured")
@@ -39,11 +55,29 @@ func AddToManager(ctx context.Context, mgr manager.Manager, cfg Config) error {
 		Recorder:  mgr.GetEventRecorder("gardener-extension-runtime-gvisor"),
 		Settings:  cfg.Settings,
 	})
-	return extensionscontainerruntimecontroller.Add(mgr, extensionscontainerruntimecontroller.AddArgs{
-		Actuator:                  actuator,
-		ControllerOptions:         cfg.Controller,
-		Predicates:                extensionscontainerruntimecontroller.DefaultPredicates(ctx, mgr, cfg.IgnoreOperationAnnotation),
-		Type:                      Type,
-		IgnoreOperationAnnotation: cfg.IgnoreOperationAnnotation,
-	})
+	predicates := predicateutils.AddTypeAndClassPredicates(
+		extensionscontainerruntimecontroller.DefaultPredicates(ctx, mgr, cfg.IgnoreOperationAnnotation), nil, Type)
+	opts := cfg.Controller
+	if opts.ReconciliationTimeout == 0 {
+		opts.ReconciliationTimeout = controllerutils.DefaultReconciliationTimeout
+	}
+	c, err := builder.ControllerManagedBy(mgr).
+		Named(extensionscontainerruntimecontroller.ControllerName).
+		WithOptions(opts).
+		Watches(&extensionsv1alpha1.ContainerRuntime{}, &handler.EnqueueRequestForObject{},
+			builder.WithPredicates(append(slices.Clone(predicates), skipOwnStatusWritesWhileDeleting())...)).
+		Watches(&resourcesv1alpha1.ManagedResource{}, handler.EnqueueRequestsFromMapFunc(runtimesWaitingFor(mgr.GetClient())),
+			builder.WithPredicates(managedResourceChanged())).
+		Build(newReconciler(mgr, actuator))
+	if err != nil {
+		return fmt.Errorf("building the containerruntime controller: %w", err)
+	}
+	if cfg.IgnoreOperationAnnotation {
+		// As the library's Add: a Cluster change (the shoot's spec) reconciles its ContainerRuntimes.
+		if err := c.Watch(source.Kind[client.Object](mgr.GetCache(), &extensionsv1alpha1.Cluster{},
+			handler.EnqueueRequestsFromMapFunc(extensionscontainerruntimecontroller.ClusterToContainerResourceMapper(mgr.GetClient(), predicates...)))); err != nil {
+			return fmt.Errorf("watching Clusters: %w", err)
+		}
+	}
+	return nil
 }

@@ -29,13 +29,14 @@ func (a *Actuator) Delete(ctx context.Context, log logr.Logger, cr *extensionsv1
 	} else if err := a.uninstall(ctx, log, cr, cluster); err != nil {
 		return err
 	}
-	names, err := a.managedResourcesToDelete(ctx, log, cr)
-	if err != nil {
+	// The pool's ManagedResource (with the readiness gate: its RBAC) is gone before the shoot-wide one (the admission
+	// policy that confines that RBAC) is deleted (gateorder.go). Whether the shoot-wide one goes is decided once the
+	// pool's is gone, so the passes waiting for it list nothing.
+	if err := a.deleteAndRequeue(ctx, cr, []string{InstallationManagedResourceName(cr.Spec.WorkerPool.Name)}); err != nil {
 		return err
 	}
-	// The pool's ManagedResource (with the readiness gate: its RBAC) is gone before the shoot-wide one (the admission
-	// policy that confines that RBAC) is deleted (gateorder.go).
-	if err := a.deleteAndRequeue(ctx, cr, names[:1]); err != nil {
+	names, err := a.managedResourcesToDelete(ctx, log, cr)
+	if err != nil {
 		return err
 	}
 	return a.deleteAndRequeue(ctx, cr, names[1:])

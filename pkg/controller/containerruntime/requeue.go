@@ -20,36 +20,38 @@ import (
 	"github.com/gardener/gardener/pkg/utils/managedresources"
 )
 
-// Requeue intervals of a Delete that waits: quickPollInterval while the wait is young (a pool without nodes, or a
-// quick rollout, is done in about a second, the common case), pollInterval after quickPollWindow.
-const (
-	quickPollInterval = time.Second
-	quickPollWindow   = 10 * time.Second
-	pollInterval      = 5 * time.Second
-)
+// safetyRequeue is how long a waiting Delete sleeps when no event wakes it. The events of its ManagedResources do
+// (watch.go): gardener-resource-manager reporting the uninstall's progress, the ManagedResource going away. The
+// requeue only covers an event lost (a watch restart) and a pool whose nodes report nothing, and it is at most
+// uninstallConditionRefresh, so that the uninstall conditions are refreshed in time (uninstallconditions.go).
+const safetyRequeue = uninstallConditionRefresh
 
-// requeueAfter is the requeue interval of a wait that began at start.
-func requeueAfter(start time.Time) time.Duration {
-	if time.Since(start) < quickPollWindow {
-		return quickPollInterval
+// requeueBefore is the requeue of a wait with a time-based step at deadline (the uninstall timeout, the bound of
+// the wait for a ManagedResource to go): just after the deadline if it comes before the safety requeue, else
+// safetyRequeue.
+func requeueBefore(deadline time.Time) time.Duration {
+	if d := time.Until(deadline); d > 0 && d < safetyRequeue {
+		return d + deadlineMargin
 	}
-	return pollInterval
+	return safetyRequeue
 }
 
+// deadlineMargin puts the requeue at a deadline just past it, so that the pass sees the deadline passed.
+const deadlineMargin = 100 * time.Millisecond
+
 // deleteAndRequeue deletes the named ManagedResources (and their Secrets) that are not being deleted yet and
-// returns nil once all are gone. Until then it returns a RequeueAfterError: the library requeues cr without
-// backoff and shows the cause in lastError. A ManagedResource still there deleteWaitTimeout after its deletion
-// began keeps being polled (pollInterval), with gardener-resource-manager's reason in lastError.
+// returns nil once all are gone. Until then it returns a RequeueAfterError: cr is requeued without backoff
+// (reconciler.go shows the cause in lastError), and woken earlier by the ManagedResource's deletion (watch.go). A
+// ManagedResource still there deleteWaitTimeout after its deletion began is reported with gardener-resource-manager's
+// reason in lastError (the requeue is set to that moment) and still waited for.
 func (a *Actuator) deleteAndRequeue(ctx context.Context, cr *extensionsv1alpha1.ContainerRuntime, names []string) error {
 	var waiting, stuck []string
-	start := time.Now()
+	var bound time.Time // the earliest moment a waiting ManagedResource becomes stuck
 	for _, name := range names {
-		mr := &resourcesv1alpha1.ManagedResource{}
-		err := a.apiReader.Get(ctx, client.ObjectKey{Namespace: cr.Namespace, Name: name}, mr)
-		if err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("reading ManagedResource %s/%s: %w", cr.Namespace, name, err)
+		mr, exists, err := a.readForDeletion(ctx, cr.Namespace, name)
+		if err != nil {
+			return err
 		}
-		exists := err == nil
 		if !exists || mr.DeletionTimestamp == nil {
 			// Not found: its Secrets may still be there (a Delete interrupted between the two), DeleteForShoot
 			// removes them too. Already deleting: nothing to write again on every requeue.
@@ -60,9 +62,10 @@ func (a *Actuator) deleteAndRequeue(ctx context.Context, cr *extensionsv1alpha1.
 		if !exists {
 			continue
 		}
-		if mr.DeletionTimestamp == nil {
+		if mr.DeletionTimestamp == nil && len(mr.Finalizers) == 0 {
 			// Just deleted: a ManagedResource without gardener-resource-manager's finalizer (never picked up) is
-			// gone at once, and needs no requeue round to find that out.
+			// gone at once, and needs no requeue round to find that out. One with the finalizer cannot be, and its
+			// removal wakes the Delete (watch.go).
 			if err := a.apiReader.Get(ctx, client.ObjectKey{Namespace: cr.Namespace, Name: name}, mr); apierrors.IsNotFound(err) {
 				continue
 			} else if err != nil {
@@ -73,10 +76,10 @@ func (a *Actuator) deleteAndRequeue(ctx context.Context, cr *extensionsv1alpha1.
 		if mr.DeletionTimestamp != nil {
 			since = mr.DeletionTimestamp.Time
 		}
-		if since.Before(start) {
-			start = since
-		}
-		if time.Since(since) < a.settings.DeleteWaitTimeout {
+		if until := since.Add(a.settings.DeleteWaitTimeout); time.Now().Before(until) {
+			if bound.IsZero() || until.Before(bound) {
+				bound = until
+			}
 			waiting = append(waiting, cr.Namespace+"/"+name)
 			continue
 		}
@@ -84,14 +87,31 @@ func (a *Actuator) deleteAndRequeue(ctx context.Context, cr *extensionsv1alpha1.
 	}
 	switch {
 	case len(stuck) > 0:
-		return &reconcilerutils.RequeueAfterError{Cause: fmt.Errorf("%s", strings.Join(stuck, "; ")), RequeueAfter: pollInterval}
+		return &reconcilerutils.RequeueAfterError{Cause: fmt.Errorf("%s", strings.Join(stuck, "; ")), RequeueAfter: safetyRequeue}
 	case len(waiting) > 0:
 		return &reconcilerutils.RequeueAfterError{
 			Cause:        fmt.Errorf("waiting for ManagedResource(s) %s to be gone (gardener-resource-manager removes their objects from the shoot)", strings.Join(waiting, ", ")),
-			RequeueAfter: requeueAfter(start),
+			RequeueAfter: requeueBefore(bound),
 		}
 	}
 	return nil
+}
+
+// readForDeletion reads ManagedResource name: from the cache while it is being deleted there (a deletion is not
+// undone, and the ManagedResource's removal is an event of that cache that wakes the Delete), else from the API
+// server, because the cache may not have seen it yet, and a ManagedResource missed there would not be deleted.
+func (a *Actuator) readForDeletion(ctx context.Context, namespace, name string) (*resourcesv1alpha1.ManagedResource, bool, error) {
+	key := client.ObjectKey{Namespace: namespace, Name: name}
+	mr := &resourcesv1alpha1.ManagedResource{}
+	if err := a.client.Get(ctx, key, mr); err == nil && mr.DeletionTimestamp != nil {
+		return mr, true, nil
+	}
+	mr = &resourcesv1alpha1.ManagedResource{}
+	err := a.apiReader.Get(ctx, key, mr)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return nil, false, fmt.Errorf("reading ManagedResource %s/%s: %w", namespace, name, err)
+	}
+	return mr, err == nil, nil
 }
 
 // deletionReason is gardener-resource-manager's reason why a ManagedResource's objects are not deleted yet (its

@@ -12,13 +12,19 @@ import (
 	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
 )
 
-// TestRequeueAfter: quick requeues while a wait is young, slower ones after quickPollWindow.
-func TestRequeueAfter(t *testing.T) {
-	if got := requeueAfter(time.Now()); got != quickPollInterval {
-		t.Errorf("young wait: %s, want %s", got, quickPollInterval)
+// TestRequeueBefore: a wait sleeps safetyRequeue unless a deadline comes first; then it wakes just after it.
+func TestRequeueBefore(t *testing.T) {
+	if got := requeueBefore(time.Time{}); got != safetyRequeue {
+		t.Errorf("no deadline: %s, want %s", got, safetyRequeue)
 	}
-	if got := requeueAfter(time.Now().Add(-quickPollWindow - time.Second)); got != pollInterval {
-		t.Errorf("old wait: %s, want %s", got, pollInterval)
+	if got := requeueBefore(time.Now().Add(-time.Second)); got != safetyRequeue {
+		t.Errorf("deadline passed: %s, want %s", got, safetyRequeue)
+	}
+	if got := requeueBefore(time.Now().Add(2 * safetyRequeue)); got != safetyRequeue {
+		t.Errorf("deadline after the safety requeue: %s, want %s", got, safetyRequeue)
+	}
+	if got := requeueBefore(time.Now().Add(10 * time.Second)); got <= 9*time.Second || got > 10*time.Second+deadlineMargin {
+		t.Errorf("deadline in 10s: %s, want just over 10s", got)
 	}
 }
 

@@ -15,17 +15,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
+	v1beta1helper "github.com/gardener/gardener/pkg/api/core/v1beta1/helper"
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
 	reconcilerutils "github.com/gardener/gardener/pkg/controllerutils/reconciler"
 	"github.com/gardener/gardener/pkg/utils/kubernetes/health"
 )
-
-// uninstallSettle is how long Delete waits (a requeue) after swapping the pool's content to the uninstall before
-// it reads gardener-resource-manager's conditions: they may still be the ones computed for the install content
-// before it noticed the DaemonSet change. After it, requeueAfter (requeue.go) polls quickly at first: a pool
-// without nodes, or a quick rollout, is done in about a second, the common case.
-const uninstallSettle = time.Second
 
 // skipUninstall says why the pool's nodes need no uninstall before its ManagedResource is deleted, or "".
 // When the whole shoot goes (its deletion timestamp is set), its nodes go too; a hibernated shoot has no nodes and
@@ -54,8 +50,8 @@ func skipUninstall(cluster *extensionscontroller.Cluster) string {
 // After it, the removal proceeds with a warning: nodes whose uninstall did not finish keep runsc registered.
 func (a *Actuator) uninstall(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, cluster *extensionscontroller.Cluster) error {
 	name := InstallationManagedResourceName(cr.Spec.WorkerPool.Name)
-	before := &resourcesv1alpha1.ManagedResource{}
-	if err := a.apiReader.Get(ctx, client.ObjectKey{Namespace: cr.Namespace, Name: name}, before); err != nil {
+	before, err := a.readForUninstall(ctx, cr, name)
+	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil // never installed (or already removed): nothing on the nodes to undo
 		}
@@ -73,33 +69,21 @@ func (a *Actuator) uninstall(ctx context.Context, log logr.Logger, cr *extension
 	deadline := a.uninstallDeadline(cr)
 	if !time.Now().Before(deadline) {
 		a.warnUninstallTimeout(log, cr, before)
+		a.uninstalls.Delete(cr.UID)
 		return nil
 	}
-
-	_, pool, err := a.desired(log, cr, cluster, true)
+	mr, justHanded, err := a.deployUninstall(ctx, log, cr, cluster, before)
 	if err != nil {
 		return err
 	}
-	if pool.Installation == nil {
-		// The OperatingSystemConfig mode with the pool's installation still there (deleted before the handover,
-		// deliveryswitch.go): its files are the DaemonSet's alone, so the DaemonSet's uninstall removes them.
-		if pool, err = a.daemonSetUninstall(cr, cluster); err != nil {
-			return err
-		}
-	}
-	if err := a.deployForShoot(ctx, cr.Namespace, name, pool.Installation.Files()); err != nil {
-		return fmt.Errorf("deploying the uninstall: %w", err)
-	}
-
-	mr := &resourcesv1alpha1.ManagedResource{}
-	if err := a.apiReader.Get(ctx, client.ObjectKey{Namespace: cr.Namespace, Name: name}, mr); err != nil {
-		return fmt.Errorf("reading ManagedResource %s/%s: %w", cr.Namespace, name, err)
-	}
 	notDone := uninstallPending(mr)
-	requeue := requeueAfter(deadline.Add(-a.settings.UninstallTimeout))
-	if mr.Generation != before.Generation {
+	if justHanded {
 		log.Info("Rolling out the uninstall to the pool's nodes", "managedResource", name, "deadline", deadline)
-		notDone, requeue = errors.New("the uninstall was just handed to gardener-resource-manager"), uninstallSettle
+	}
+	if justHanded || catchingUp(mr) {
+		// One message for gardener-resource-manager's own steps (apply, then the checks), which take it a moment
+		// on every pool: each would otherwise be one more status write.
+		notDone = errors.New("the uninstall was handed to gardener-resource-manager, which has not applied and checked it yet")
 	}
 	if notDone != nil {
 		cause := fmt.Errorf("removing gVisor from the nodes of worker pool %q: not done on every node yet (%w); waiting until %s, then the pool is removed anyway",
@@ -107,10 +91,66 @@ func (a *Actuator) uninstall(ctx context.Context, log logr.Logger, cr *extension
 		if err := a.reportUninstalling(ctx, cr, cause.Error()); err != nil {
 			return err
 		}
-		return &reconcilerutils.RequeueAfterError{Cause: cause, RequeueAfter: requeue}
+		// gardener-resource-manager's status updates wake the Delete (watch.go); the requeue is for the deadline.
+		return &reconcilerutils.RequeueAfterError{Cause: cause, RequeueAfter: requeueBefore(deadline)}
 	}
+	a.uninstalls.Delete(cr.UID)
 	log.Info("gVisor removed from every node of the pool", "managedResource", name)
 	return nil
+}
+
+// readForUninstall reads the pool's ManagedResource name from the cache where that is enough to decide, else from
+// the API server. Enough: it is being deleted (that is not undone), or it is at the generation this process
+// deployed the uninstall at (a.uninstalls), whose status is then either older than gardener-resource-manager's
+// look at the uninstall (observedGeneration behind) or computed for it. Not enough: anything else, because a
+// cache that has not seen a ManagedResource applied or created yet would skip the uninstall. The events that wake
+// a waiting Delete come from the same cache, so the passes while the uninstall rolls out read nothing live.
+func (a *Actuator) readForUninstall(ctx context.Context, cr *extensionsv1alpha1.ContainerRuntime, name string) (*resourcesv1alpha1.ManagedResource, error) {
+	key := client.ObjectKey{Namespace: cr.Namespace, Name: name}
+	cached := &resourcesv1alpha1.ManagedResource{}
+	if err := a.client.Get(ctx, key, cached); err == nil {
+		if gen, ok := a.uninstalls.Load(cr.UID); cached.DeletionTimestamp != nil || (ok && gen == cached.Generation) {
+			return cached, nil
+		}
+	}
+	live := &resourcesv1alpha1.ManagedResource{}
+	if err := a.apiReader.Get(ctx, key, live); err != nil {
+		return nil, err
+	}
+	return live, nil
+}
+
+// deployUninstall hands the pool's uninstall content to gardener-resource-manager and returns the ManagedResource
+// as the API server has it afterwards, and whether this call changed it (a new generation). A pass that finds the
+// ManagedResource at the generation this process deployed the uninstall at (a.uninstalls) neither renders nor
+// deploys again: before is then what it needs. Without that memory (a restart) it renders and deploys, which
+// changes nothing when the uninstall is there already.
+func (a *Actuator) deployUninstall(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, cluster *extensionscontroller.Cluster,
+	before *resourcesv1alpha1.ManagedResource) (*resourcesv1alpha1.ManagedResource, bool, error) {
+	if gen, ok := a.uninstalls.Load(cr.UID); ok && gen == before.Generation {
+		return before, false, nil
+	}
+	_, pool, err := a.desired(log, cr, cluster, true)
+	if err != nil {
+		return nil, false, err
+	}
+	if pool.Installation == nil {
+		// The OperatingSystemConfig mode with the pool's installation still there (deleted before the handover,
+		// deliveryswitch.go): its files are the DaemonSet's alone, so the DaemonSet's uninstall removes them.
+		if pool, err = a.daemonSetUninstall(cr, cluster); err != nil {
+			return nil, false, err
+		}
+	}
+	if err := a.deployForShoot(ctx, before.Namespace, before.Name, pool.Installation.Files()); err != nil {
+		return nil, false, fmt.Errorf("deploying the uninstall: %w", err)
+	}
+	// A live read: the cache may not have this process's own write yet, and its old status would look done.
+	mr := &resourcesv1alpha1.ManagedResource{}
+	if err := a.apiReader.Get(ctx, client.ObjectKeyFromObject(before), mr); err != nil {
+		return nil, false, fmt.Errorf("reading ManagedResource %s/%s: %w", before.Namespace, before.Name, err)
+	}
+	a.uninstalls.Store(cr.UID, mr.Generation)
+	return mr, mr.Generation != before.Generation, nil
 }
 
 // uninstallPending returns nil when gardener-resource-manager reports the uninstall rolled out and Ready on every
@@ -124,6 +164,22 @@ func uninstallPending(mr *resourcesv1alpha1.ManagedResource) error {
 		return err
 	}
 	return health.CheckManagedResourceHealthy(mr)
+}
+
+// catchingUp: gardener-resource-manager has not yet applied mr's current generation, or not yet checked what it
+// applied (a condition missing or Unknown: it resets Healthy and Progressing to Unknown when the content changes).
+// Nothing about the nodes is known yet.
+func catchingUp(mr *resourcesv1alpha1.ManagedResource) bool {
+	if mr.Status.ObservedGeneration != mr.Generation {
+		return true
+	}
+	for _, t := range []gardencorev1beta1.ConditionType{resourcesv1alpha1.ResourcesApplied, resourcesv1alpha1.ResourcesHealthy, resourcesv1alpha1.ResourcesProgressing} {
+		c := v1beta1helper.GetCondition(mr.Status.Conditions, t)
+		if c == nil || c.Status == gardencorev1beta1.ConditionUnknown || (t == resourcesv1alpha1.ResourcesApplied && c.Status == gardencorev1beta1.ConditionProgressing) {
+			return true
+		}
+	}
+	return false
 }
 
 // uninstallDeadline is cr's deletion timestamp plus uninstallTimeout (now plus it if, oddly, there is none).

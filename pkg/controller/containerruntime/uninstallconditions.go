@@ -29,7 +29,8 @@ var healthConditionTypes = []gardencorev1beta1.ConditionType{gardencorev1beta1.S
 // reportUninstalling sets the health conditions to Progressing, saying that the pool is being uninstalled and how
 // far it got. Gardener's health-check library skips ContainerRuntimes that are being deleted, so without this the
 // conditions would keep claiming the installation's health (and go stale) during the removal. It writes only when
-// something changed, or the last write is older than uninstallConditionRefresh.
+// something changed, or the last write is older than uninstallConditionRefresh. Under this package's reconciler it
+// only sets them on cr, and the reconciler writes them together with lastError.
 func (a *Actuator) reportUninstalling(ctx context.Context, cr *extensionsv1alpha1.ContainerRuntime, detail string) error {
 	message := fmt.Sprintf("gVisor is being removed from the nodes of worker pool %q (the ContainerRuntime is being deleted): %s", cr.Spec.WorkerPool.Name, detail)
 	conditions := cr.Status.Conditions
@@ -52,6 +53,10 @@ func (a *Actuator) reportUninstalling(ctx context.Context, cr *extensionsv1alpha
 		changed = true
 	}
 	if !changed {
+		return nil
+	}
+	if statusWrittenByCaller(ctx) {
+		cr.Status.Conditions = conditions // written with lastError, in one patch (reconciler.go)
 		return nil
 	}
 	patch := client.MergeFrom(cr.DeepCopy())
