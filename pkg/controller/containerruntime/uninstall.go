@@ -85,14 +85,21 @@ func (a *Actuator) uninstall(ctx context.Context, log logr.Logger, cr *extension
 		// on every pool: each would otherwise be one more status write.
 		notDone = errors.New("the uninstall was handed to gardener-resource-manager, which has not applied and checked it yet")
 	}
+	requeue := requeueBefore(deadline)
+	if notDone == nil {
+		if notDone = a.confirmUninstalled(ctx, cr, mr); notDone != nil {
+			requeue = confirmRequeue
+		}
+	}
 	if notDone != nil {
 		cause := fmt.Errorf("removing gVisor from the nodes of worker pool %q: not done on every node yet (%w); waiting until %s, then the pool is removed anyway",
 			cr.Spec.WorkerPool.Name, notDone, deadline.UTC().Format(time.RFC3339))
 		if err := a.reportUninstalling(ctx, cr, cause.Error()); err != nil {
 			return err
 		}
-		// gardener-resource-manager's status updates wake the Delete (watch.go); the requeue is for the deadline.
-		return &reconcilerutils.RequeueAfterError{Cause: cause, RequeueAfter: requeueBefore(deadline)}
+		// gardener-resource-manager's status updates wake the Delete (watch.go); the requeue is for the deadline,
+		// or soon when only the shoot's confirmation is missing (uninstallconfirm.go).
+		return &reconcilerutils.RequeueAfterError{Cause: cause, RequeueAfter: requeue}
 	}
 	a.uninstalls.Delete(cr.UID)
 	log.Info("gVisor removed from every node of the pool", "managedResource", name)
