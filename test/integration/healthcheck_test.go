@@ -112,7 +112,6 @@ func TestHealthConditions(t *testing.T) {
 // access secret gives Unknown; the controller keeps running either way.
 func TestHealthWithoutNodes(t *testing.T) {
 	sh := newShoot(t, "healthnonodes", "1.32.8")
-	sh.createShootAccessSecret()
 	sh.createRuntime("a", "")
 	sh.waitOperation("a", "Create", "Succeeded")
 	c := sh.waitHealthCondition("a", gardencorev1beta1.ShootEveryNodeReady, gardencorev1beta1.ConditionTrue)
@@ -124,16 +123,17 @@ func TestHealthWithoutNodes(t *testing.T) {
 	if code, body, err := envtest.HTTPGet(context.Background(), sh.stack.HealthURL+"/healthz"); err != nil || code != http.StatusOK {
 		t.Errorf("controller /healthz: %d %s %v", code, body, err)
 	}
+	// Back, as gardenlet restores it: the Delete confirms the uninstall in the shoot through it.
+	sh.createShootAccessSecret()
 	sh.deleteRuntime("a")
 	sh.waitNoShootObjects()
 }
 
-// healthCheckedPool creates pool with the shoot access secret the health checks read the shoot through, waits for
+// healthCheckedPool creates pool (newShoot created the shoot access secret the health checks read it through), waits for
 // it to be reconciled and its ManagedResources healthy, then registers nodes in it and waits for an install pod on
 // each.
 func (sh *testShoot) healthCheckedPool(pool string, nodes ...string) {
 	sh.t.Helper()
-	sh.createShootAccessSecret()
 	sh.createRuntime(pool, "")
 	sh.waitOperation(pool, "Create", "Succeeded")
 	sh.waitPoolHealthy(pool)
@@ -144,7 +144,8 @@ func (sh *testShoot) healthCheckedPool(pool string, nodes ...string) {
 }
 
 // createShootAccessSecret creates the secret "gardener" gardenlet keeps in every shoot namespace, through which
-// the health checks read the shoot (here the same API server, as admin).
+// the health checks and the Delete's confirmation of the uninstall read the shoot (here the same API server, as
+// admin). newShoot calls it.
 func (sh *testShoot) createShootAccessSecret() {
 	sh.t.Helper()
 	kubeconfig, err := os.ReadFile(sh.stack.KubeconfigPath)

@@ -52,6 +52,10 @@ func newShoot(t *testing.T, name, version string) *testShoot {
 	ctx := context.Background()
 	must(t, sh.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: sh.ns}}))
 	must(t, sh.c.Create(ctx, gardenerfixtures.Cluster(shoot)))
+	// As gardenlet keeps it in every shoot namespace: the health checks and the Delete's confirmation of the
+	// uninstall read the shoot through it. Created before sh.cleanup is registered, so that its own clean-up runs
+	// after sh.cleanup's Deletes, which need it.
+	sh.createShootAccessSecret()
 	t.Cleanup(sh.cleanup)
 	return sh
 }

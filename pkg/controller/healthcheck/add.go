@@ -43,6 +43,7 @@ func AddToManager(mgr manager.Manager, cfg Config) error {
 		return fmt.Errorf("healthcheck controller: the sync period must be positive, got %s", cfg.SyncPeriod)
 	}
 	seed := mgr.GetClient()
+	reads := newShootReads(seed) // shared by the checks of a round (shootreads.go)
 	checks := []healthcheck.ConditionTypeToHealthCheck{
 		{
 			ConditionType: string(gardencorev1beta1.ShootSystemComponentsHealthy),
@@ -56,15 +57,15 @@ func AddToManager(mgr manager.Manager, cfg Config) error {
 		},
 		{
 			ConditionType: string(gardencorev1beta1.ShootEveryNodeReady),
-			HealthCheck:   nodesCheck(seed),
+			HealthCheck:   nodesCheck(reads),
 		},
 		{
 			ConditionType: ConditionBinDirClean, // stays on the ContainerRuntime (bindir.go)
-			HealthCheck:   binDirCheck(seed),
+			HealthCheck:   binDirCheck(reads),
 		},
 	}
 	if cfg.Mode == delivery.OperatingSystemConfig {
-		checks = oscModeChecks(seed)
+		checks = oscModeChecks(seed, reads)
 	}
 	return healthcheck.DefaultRegistration(
 		containerruntime.Type,

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/gardener/gardener/extensions/pkg/controller/healthcheck"
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
@@ -27,8 +26,8 @@ const ConditionBinDirClean = "BinDirClean"
 
 // binDirCheck computes BinDirClean from the installers' reports (package report): True when no installer of the
 // pool found a runtime-named file in the bin dir that it did not write; False naming the nodes and files.
-func binDirCheck(seed crclient.Client) poolCheck {
-	return poolCheck{seed: seed, result: func(pool string, _ []corev1.Node, pods []corev1.Pod) *healthcheck.SingleCheckResult {
+func binDirCheck(reads *shootReads) poolCheck {
+	return poolCheck{reads: reads, result: func(pool string, _ []corev1.Node, pods []corev1.Pod) *healthcheck.SingleCheckResult {
 		return binDirResult(pool, pods)
 	}}
 }

@@ -17,7 +17,6 @@ import (
 
 	"github.com/gardener/gardener/extensions/pkg/controller/healthcheck"
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
-	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
@@ -30,14 +29,14 @@ const installingThreshold = 5 * time.Minute
 // poolCheck is a health check computed by result from what readPool reads of the ContainerRuntime's pool: the
 // EveryNodeReady (nodesCheck) and BinDirClean (binDirCheck, bindir.go) checks.
 type poolCheck struct {
-	seed   client.Client
+	reads  *shootReads
 	result func(pool string, nodes []corev1.Node, pods []corev1.Pod) *healthcheck.SingleCheckResult
 }
 
 var _ healthcheck.HealthCheck = poolCheck{}
 
 func (c poolCheck) Check(ctx context.Context, key types.NamespacedName) (*healthcheck.SingleCheckResult, error) {
-	pool, nodes, pods, err := readPool(ctx, c.seed, key)
+	pool, nodes, pods, err := c.reads.readPool(ctx, key)
 	if err != nil {
 		return nil, err
 	}
@@ -47,36 +46,13 @@ func (c poolCheck) Check(ctx context.Context, key types.NamespacedName) (*health
 func (poolCheck) SetLoggerSuffix(string, string) {}
 
 // nodesCheck computes EveryNodeReady: how many of the pool's nodes have a Ready installation pod.
-func nodesCheck(seed client.Client) poolCheck {
-	return poolCheck{seed: seed, result: func(pool string, nodes []corev1.Node, pods []corev1.Pod) *healthcheck.SingleCheckResult {
+func nodesCheck(reads *shootReads) poolCheck {
+	return poolCheck{reads: reads, result: func(pool string, nodes []corev1.Node, pods []corev1.Pod) *healthcheck.SingleCheckResult {
 		if len(nodes) == 0 {
 			return &healthcheck.SingleCheckResult{Status: gardencorev1beta1.ConditionTrue} // nothing to install on yet
 		}
 		return nodesResult(pool, nodes, pods)
 	}}
-}
-
-// readPool reads, through the shoot client, the nodes of the ContainerRuntime's pool and, when there are any, the
-// pool's install-mode pods (installationPods).
-func readPool(ctx context.Context, seed client.Client, key types.NamespacedName) (string, []corev1.Node, []corev1.Pod, error) {
-	cr, err := readRuntime(ctx, seed, key)
-	if err != nil {
-		return "", nil, nil, err
-	}
-	pool := cr.Spec.WorkerPool.Name
-	shoot, err := newShootClient(ctx, seed, key.Namespace)
-	if err != nil {
-		return pool, nil, nil, err
-	}
-	nodes := &corev1.NodeList{}
-	if err := shoot.List(ctx, nodes, client.MatchingLabels{v1beta1constants.LabelWorkerPool: pool}); err != nil {
-		return pool, nil, nil, fmt.Errorf("listing the nodes of worker pool %q in the shoot: %w", pool, err)
-	}
-	if len(nodes.Items) == 0 {
-		return pool, nil, nil, nil
-	}
-	pods, err := installationPods(ctx, shoot, pool)
-	return pool, nodes.Items, pods, err
 }
 
 // installationPods returns the install-mode pods of the pool's DaemonSet (not the uninstall ones, not those being

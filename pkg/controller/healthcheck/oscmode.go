@@ -16,7 +16,7 @@ import (
 // oscModeChecks are the checks of the OperatingSystemConfig delivery mode: there is no installation
 // ManagedResource and no installation pod, so SystemComponentsHealthy is the RuntimeClass's ManagedResource and
 // EveryNodeReady comes from gardener-node-agent's reports (oscNodesCheck).
-func oscModeChecks(seed client.Client) []healthcheck.ConditionTypeToHealthCheck {
+func oscModeChecks(seed client.Client, reads *shootReads) []healthcheck.ConditionTypeToHealthCheck {
 	return []healthcheck.ConditionTypeToHealthCheck{
 		{
 			ConditionType: string(gardencorev1beta1.ShootSystemComponentsHealthy),
@@ -24,7 +24,7 @@ func oscModeChecks(seed client.Client) []healthcheck.ConditionTypeToHealthCheck 
 		},
 		{
 			ConditionType: string(gardencorev1beta1.ShootEveryNodeReady),
-			HealthCheck:   oscNodesCheck{seed: seed},
+			HealthCheck:   oscNodesCheck{seed: seed, reads: reads},
 		},
 	}
 }

@@ -22,7 +22,8 @@ import (
 // oscNodesCheck computes EveryNodeReady in the OperatingSystemConfig delivery mode, where no pod of ours runs in
 // the shoot: from the pool's OSC secret and what gardener-node-agent reports on each Node (package oscstate).
 type oscNodesCheck struct {
-	seed client.Client
+	seed  client.Client
+	reads *shootReads
 }
 
 var _ healthcheck.HealthCheck = oscNodesCheck{}
@@ -32,12 +33,12 @@ func (c oscNodesCheck) Check(ctx context.Context, key types.NamespacedName) (*he
 	if err != nil {
 		return nil, err
 	}
-	shoot, err := newShootClient(ctx, c.seed, key.Namespace)
-	if err != nil {
-		return nil, err
-	}
-	state, err := oscstate.Read(ctx, shoot, cr.Spec.WorkerPool.Name)
-	if err != nil {
+	var state *oscstate.Pool
+	if err := c.reads.withShoot(ctx, key.Namespace, func(shoot client.Reader) error {
+		var err error
+		state, err = oscstate.Read(ctx, shoot, cr.Spec.WorkerPool.Name)
+		return err
+	}); err != nil {
 		return nil, err
 	}
 	return oscNodesResult(cr.Spec.WorkerPool.Name, state), nil

@@ -1,0 +1,180 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
+package healthcheck
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/shootclient"
+)
+
+// Every 30 s the health-check library runs each ContainerRuntime's checks, each on its own goroutine. Two of
+// them (EveryNodeReady and BinDirClean) need the same reads of the pool in the shoot, and each used to build its
+// own shoot client, which reads the shoot access secret from the seed's API server twice (gardener-internal, then
+// gardener) and opens a new TLS connection to the shoot's API server. On a seed with 500 pools that was 4 Secret
+// GETs, 2 node LISTs and 2 handshakes per pool and period (BENCHMARKS.md, "Seed scale"). shootReads shares the
+// pool's reads between the checks of a round, and keeps each shoot's client (and its connections) for as long as
+// the shoot access secret it was built from is unchanged: one read of that secret per round instead of a client.
+
+// shareWindow is how long one read of a pool answers the checks of that pool: long enough for the checks of one
+// round (started together), far shorter than the period, so every round reads the shoot afresh.
+const shareWindow = 5 * time.Second
+
+// idleClient is how long a shoot's client is kept without a check asking for it (a shoot gone from the seed).
+const idleClient = 10 * time.Minute
+
+// shootReads builds shoot clients and reads pools for the health checks, sharing both between the checks of a
+// round. Its maps hold one entry per shoot and per pool at most; entries past their time are swept on the way.
+type shootReads struct {
+	seed client.Client
+
+	mu      sync.Mutex
+	clients map[string]cachedClient // by shoot namespace
+	pools   map[types.NamespacedName]*poolRead
+}
+
+type cachedClient struct {
+	client  client.Reader
+	secret  string // shootclient.AccessSecretVersion it was built from
+	lastUse time.Time
+}
+
+// poolRead is one read of a pool, shared by the checks that ask while it runs or within shareWindow after it.
+// Its slices are shared too: the checks only read them.
+type poolRead struct {
+	done  chan struct{}
+	at    time.Time // when the read finished
+	pool  string
+	nodes []corev1.Node
+	pods  []corev1.Pod
+	err   error
+}
+
+func newShootReads(seed client.Client) *shootReads {
+	return &shootReads{seed: seed, clients: map[string]cachedClient{}, pools: map[types.NamespacedName]*poolRead{}}
+}
+
+// readPool reads the nodes of the ContainerRuntime key's pool and, when there are any, the pool's install-mode
+// pods; a read of the same ContainerRuntime running or finished within shareWindow is answered from that read.
+func (s *shootReads) readPool(ctx context.Context, key types.NamespacedName) (string, []corev1.Node, []corev1.Pod, error) {
+	now := time.Now()
+	s.mu.Lock()
+	for k, r := range s.pools {
+		if isDone(r) && now.Sub(r.at) > shareWindow {
+			delete(s.pools, k)
+		}
+	}
+	r, shared := s.pools[key]
+	if !shared {
+		r = &poolRead{done: make(chan struct{})}
+		s.pools[key] = r
+	}
+	s.mu.Unlock()
+
+	if !shared {
+		r.pool, r.nodes, r.pods, r.err = s.read(ctx, key)
+		s.mu.Lock()
+		r.at = time.Now()
+		if r.err != nil {
+			delete(s.pools, key) // an error answers the checks waiting now, not the next round's
+		}
+		s.mu.Unlock()
+		close(r.done)
+		return r.pool, r.nodes, r.pods, r.err
+	}
+	select {
+	case <-r.done:
+		return r.pool, r.nodes, r.pods, r.err
+	case <-ctx.Done():
+		return "", nil, nil, ctx.Err()
+	}
+}
+
+func (s *shootReads) read(ctx context.Context, key types.NamespacedName) (string, []corev1.Node, []corev1.Pod, error) {
+	cr, err := readRuntime(ctx, s.seed, key)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	pool := cr.Spec.WorkerPool.Name
+	var nodes []corev1.Node
+	var pods []corev1.Pod
+	err = s.withShoot(ctx, key.Namespace, func(shoot client.Reader) error {
+		list := &corev1.NodeList{}
+		if err := shoot.List(ctx, list, client.MatchingLabels{v1beta1constants.LabelWorkerPool: pool}); err != nil {
+			return fmt.Errorf("listing the nodes of worker pool %q in the shoot: %w", pool, err)
+		}
+		nodes, pods = list.Items, nil
+		if len(nodes) == 0 {
+			return nil
+		}
+		var err error
+		pods, err = installationPods(ctx, shoot, pool)
+		return err
+	})
+	return pool, nodes, pods, err
+}
+
+// withShoot runs f with the client of the shoot in namespace, the one kept while the shoot access secret is the
+// same (a token rotation or a new CA changes it), else a new one. A secret gone makes it an error, as without
+// the cache: a shoot without access gets its conditions Unknown.
+func (s *shootReads) withShoot(ctx context.Context, namespace string, f func(client.Reader) error) error {
+	shoot, err := s.client(ctx, namespace)
+	if err != nil {
+		return err
+	}
+	return f(shoot)
+}
+
+func (s *shootReads) client(ctx context.Context, namespace string) (client.Reader, error) {
+	version, err := shootclient.AccessSecretVersion(ctx, s.seed, namespace)
+	now := time.Now()
+	s.mu.Lock()
+	for ns, c := range s.clients {
+		if now.Sub(c.lastUse) > idleClient {
+			delete(s.clients, ns)
+		}
+	}
+	c, ok := s.clients[namespace]
+	if err != nil {
+		delete(s.clients, namespace)
+	} else if ok && c.secret == version {
+		c.lastUse = now
+		s.clients[namespace] = c
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if ok && c.secret == version {
+		return c.client, nil
+	}
+	// Built outside the lock: building reads the seed and must not hold up the checks of other shoots. Two checks
+	// racing here build two clients and the later one is kept.
+	shoot, err := shootclient.New(ctx, s.seed, namespace)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.clients[namespace] = cachedClient{client: shoot, secret: version, lastUse: now}
+	s.mu.Unlock()
+	return shoot, nil
+}
+
+func isDone(r *poolRead) bool {
+	select {
+	case <-r.done:
+		return true
+	default:
+		return false
+	}
+}
