@@ -43,12 +43,17 @@ func TestShootObjectsGolden(t *testing.T) {
 
 // TestScrapeConfigFollowsGardener: our scrape is Gardener's own spec for a component inside the shoot (v1.149.3,
 // prometheus/shoot.ClusterComponentScrapeConfigSpec), with only our two relabelings (the pod label, the pool)
-// appended, so it reaches the pods the way Gardener's shoot Prometheus reaches every in-shoot target.
+// appended and the CRD's default action written out, so it reaches the pods the way Gardener's shoot Prometheus reaches every in-shoot target.
 func TestScrapeConfigFollowsGardener(t *testing.T) {
 	want := gardenershoot.ClusterComponentScrapeConfigSpec(monitoring.ScrapeJob, gardenershoot.KubernetesServiceDiscoveryConfig{
 		Role: monitoringv1alpha1.KubernetesRolePod, PodNamePrefix: monitoring.InstallationPodPrefix,
 		ContainerName: ".+", ContainerPortName: monitoring.MetricsPortName,
 	}, monitoring.ScrapedMetrics...)
+	for i := range want.RelabelConfigs { // the CRD's default, which ours spells out
+		if want.RelabelConfigs[i].Action == "" {
+			want.RelabelConfigs[i].Action = "replace"
+		}
+	}
 	got := monitoring.ScrapeConfig(namespace)
 	ours := got.Spec.RelabelConfigs[len(want.RelabelConfigs):]
 	got.Spec.RelabelConfigs = got.Spec.RelabelConfigs[:len(want.RelabelConfigs)]

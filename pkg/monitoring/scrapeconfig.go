@@ -35,6 +35,8 @@ func ScrapeConfig(namespace string) *monitoringv1alpha1.ScrapeConfig {
 			TargetLabel:  "pool",
 		},
 	)
+	defaultActions(spec.RelabelConfigs)
+	defaultActions(spec.MetricRelabelConfigs)
 	return &monitoringv1alpha1.ScrapeConfig{
 		TypeMeta:   metav1.TypeMeta{APIVersion: monitoringv1alpha1.SchemeGroupVersion.String(), Kind: monitoringv1alpha1.ScrapeConfigsKind},
 		ObjectMeta: objectMeta(ObjectName, namespace, map[string]string{"prometheus": ShootPrometheus}),
@@ -83,6 +85,17 @@ func clusterComponentScrapeConfigSpec() monitoringv1alpha1.ScrapeConfigSpec {
 			Action:       "keep",
 			Regex:        `^(` + strings.Join(ScrapedMetrics, "|") + `)$`,
 		}},
+	}
+}
+
+// defaultActions writes the CRD's default relabeling action (replace) where a relabeling has none, so the object
+// is stored as it is built, and the controller's comparison with what is stored finds no difference when nothing
+// changed (the API server fills in schema defaults).
+func defaultActions(rs []monitoringv1.RelabelConfig) {
+	for i := range rs {
+		if rs[i].Action == "" {
+			rs[i].Action = "replace"
+		}
 	}
 }
 
