@@ -27,6 +27,12 @@ func promtool(t testing.TB) string {
 	return realcomponents.Env(t, "GVISOR_TEST_PROMTOOL", "tool-promtool")
 }
 
+// execPromtool runs promtool with args.
+func execPromtool(t testing.TB, args ...string) ([]byte, error) {
+	t.Helper()
+	return exec.Command(promtool(t), args...).CombinedOutput()
+}
+
 // ruleTest is one promtool rule unit test, written from real scrapes.
 type ruleTest struct {
 	series []string // input_series entries, YAML
