@@ -21,6 +21,7 @@ import (
 // (controllermetrics.OperationsMetric).
 type countingActuator struct {
 	extensionscontainerruntimecontroller.Actuator
+
 	ops *prometheus.CounterVec
 }
 

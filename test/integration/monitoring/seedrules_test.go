@@ -42,7 +42,7 @@ func judgeSeedRules(t *testing.T, scraped []series) {
 	var input []string
 	var shootNS, pool string
 	for _, s := range scraped {
-		values := fmt.Sprintf("%gx5", s.value)
+		var values string
 		if s.labels["type"] == "EveryNodeReady" {
 			turned := map[string]float64{"True": 0, "False": 1, "Progressing": 0, "Unknown": 0}[s.labels["status"]]
 			values = fmt.Sprintf("%gx5 %gx20", s.value, turned)
