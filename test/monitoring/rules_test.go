@@ -69,6 +69,20 @@ func (r *ruleTest) expectAlert(alert, evalTime string, labels, annotations map[s
 	r.alerts = append(r.alerts, entry)
 }
 
+// expAlert is one expected firing alert.
+type expAlert struct {
+	labels, annotations map[string]string
+}
+
+// expectAlerts expects alert at evalTime to fire exactly these (in promtool's order: by labels).
+func (r *ruleTest) expectAlerts(alert, evalTime string, alerts ...expAlert) {
+	entry := fmt.Sprintf("      - alertname: %s\n        eval_time: %s\n        exp_alerts:\n", alert, evalTime)
+	for _, a := range alerts {
+		entry += "          - exp_labels:\n" + yamlMap(a.labels, 14) + "            exp_annotations:\n" + yamlMap(a.annotations, 14)
+	}
+	r.alerts = append(r.alerts, entry)
+}
+
 // run writes the test file and runs promtool check rules and promtool test rules on the repository's rule file.
 func (r *ruleTest) run(t testing.TB) {
 	t.Helper()
