@@ -6,7 +6,6 @@ package monitoring
 import (
 	"fmt"
 	"io/fs"
-	"path"
 	"sort"
 
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
@@ -66,17 +65,4 @@ func PrometheusRule(namespace string) (*monitoringv1.PrometheusRule, error) {
 		ObjectMeta: objectMeta(ObjectName, namespace, map[string]string{"prometheus": ShootPrometheus}),
 		Spec:       monitoringv1.PrometheusRuleSpec{Groups: groups},
 	}, nil
-}
-
-// RuleFileNames are the rule files' base names, for tools that read them as files.
-func RuleFileNames() ([]string, error) {
-	files, err := fs.Glob(charts.Internal, RulesDir+"/*.rules.yaml")
-	if err != nil {
-		return nil, err
-	}
-	for i, f := range files {
-		files[i] = path.Base(f)
-	}
-	sort.Strings(files)
-	return files, nil
 }
