@@ -70,6 +70,13 @@ generate:
 gvisor-sums:
 	@hack/gvisor-sums.sh
 
+## dashboard-picture: docs/images/gvisor-dashboard.png, drawn by our code (hack/dashboard-picture) from the shoot
+## dashboard's query results on real gVisor sandboxes (test/monitoring's TestSandboxMemoryMetric, root; the results
+## are kept beside it as gvisor-dashboard.json)
+.PHONY: dashboard-picture
+dashboard-picture: tools
+	@hack/dashboard-picture.sh
+
 ## bench: the benchmarks recorded in BENCHMARKS.md
 .PHONY: bench
 bench: tools

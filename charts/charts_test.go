@@ -57,6 +57,7 @@ func TestTemplateDefaults(t *testing.T) {
 		"--reprove-interval=5m",
 		"--healthcheck-sync-period=30s",
 		"--delivery-mode=daemonset",
+		"--shoot-monitoring=true",
 		"--webhook-config-mode=service",
 		"--webhook-config-namespace=" + releaseNS,
 		"--webhook-config-service-port=443",

@@ -17,4 +17,7 @@ var Internal embed.FS
 const (
 	RuntimeClassChartPath = "internal/gvisor"
 	InstallationChartPath = "internal/gvisor-installation"
+	// MonitoringPath holds the shoot Prometheus' rule files (rules/*.rules.yaml) and the shoot Plutono's dashboards
+	// (dashboards/*.json), which pkg/monitoring turns into the shoot namespace's monitoring objects.
+	MonitoringPath = "internal/gvisor-monitoring"
 )

@@ -18,6 +18,8 @@ import (
 	vpaautoscalingv1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
 	"sigs.k8s.io/yaml"
 
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
+
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
@@ -98,6 +100,7 @@ type rendered struct {
 	roleBindings  []rbacv1.RoleBinding
 	pdbs          []policyv1.PodDisruptionBudget
 	vpas          []vpaautoscalingv1.VerticalPodAutoscaler
+	promRules     []monitoringv1.PrometheusRule
 	imageRefs     []string
 	documentCount int
 }
@@ -127,6 +130,8 @@ func decode(t *testing.T, manifests string) rendered {
 			return appendNew(&r.pdbs)
 		case "autoscaling.k8s.io/v1/VerticalPodAutoscaler":
 			return appendNew(&r.vpas)
+		case "monitoring.coreos.com/v1/PrometheusRule":
+			return appendNew(&r.promRules)
 		}
 		return nil
 	})

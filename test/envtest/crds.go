@@ -23,6 +23,11 @@ var GardenerCRDFiles = []string{
 	// The extension's OperatingSystemConfig webhook registers for this type (its REST mapping must exist).
 	"10-crd-extensions.gardener.cloud_operatingsystemconfigs.yaml",
 	"10-crd-resources.gardener.cloud_managedresources.yaml",
+	// The shoot's monitoring objects (--shoot-monitoring, the chart's default): prometheus-operator's CRDs as
+	// Gardener ships them (generated from github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring at
+	// the version our go.mod pins through Gardener), so the API server validates them against the real schema.
+	"10-crd-monitoring.coreos.com_prometheusrules.yaml",
+	"10-crd-monitoring.coreos.com_scrapeconfigs.yaml",
 }
 
 // GardenerCRDDirEnv overrides where the CRDs are read from (a folder holding GardenerCRDFiles), for running

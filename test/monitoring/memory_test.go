@@ -68,6 +68,7 @@ func TestSandboxMemoryMetric(t *testing.T) {
 	}
 	broken := hangSandbox(t, n, ms, loaded)
 	judgeRules(t, samples, broken, loaded)
+	judgeShootMonitoring(t, samples, broken, loaded)
 }
 
 // hangSandbox stops the pod's sentry (SIGSTOP: a hung sandbox, the failure the metric server must report) and

@@ -27,8 +27,15 @@ func promtool(t testing.TB) string {
 	return realcomponents.Env(t, "GVISOR_TEST_PROMTOOL", "tool-promtool")
 }
 
+// execPromtool runs promtool with args.
+func execPromtool(t testing.TB, args ...string) ([]byte, error) {
+	t.Helper()
+	return exec.Command(promtool(t), args...).CombinedOutput()
+}
+
 // ruleTest is one promtool rule unit test, written from real scrapes.
 type ruleTest struct {
+	rules  string   // the rule file (repository path); empty: rulesFile
 	series []string // input_series entries, YAML
 	exprs  []string // promql_expr_test entries
 	alerts []string // alert_rule_test entries
@@ -38,6 +45,11 @@ type ruleTest struct {
 // notation, e.g. "0x5 1x20").
 func (r *ruleTest) addSeries(s sample, values string) {
 	r.series = append(r.series, fmt.Sprintf("      - series: '%s'\n        values: '%s'\n", seriesName(s.name, withNode(s.labels)), values))
+}
+
+// addRawSeries adds an input series with exactly these labels.
+func (r *ruleTest) addRawSeries(name string, labels map[string]string, values string) {
+	r.series = append(r.series, fmt.Sprintf("      - series: '%s'\n        values: '%s'\n", seriesName(name, labels), values))
 }
 
 // expectSample expects expr at evalTime to give exactly one sample with labels and value.
@@ -57,25 +69,43 @@ func (r *ruleTest) expectAlert(alert, evalTime string, labels, annotations map[s
 	r.alerts = append(r.alerts, entry)
 }
 
+// expAlert is one expected firing alert.
+type expAlert struct {
+	labels, annotations map[string]string
+}
+
+// expectAlerts expects alert at evalTime to fire exactly these (in promtool's order: by labels).
+func (r *ruleTest) expectAlerts(alert, evalTime string, alerts ...expAlert) {
+	entry := fmt.Sprintf("      - alertname: %s\n        eval_time: %s\n        exp_alerts:\n", alert, evalTime)
+	for _, a := range alerts {
+		entry += "          - exp_labels:\n" + yamlMap(a.labels, 14) + "            exp_annotations:\n" + yamlMap(a.annotations, 14)
+	}
+	r.alerts = append(r.alerts, entry)
+}
+
 // run writes the test file and runs promtool check rules and promtool test rules on the repository's rule file.
 func (r *ruleTest) run(t testing.TB) {
 	t.Helper()
-	rules := filepath.Join(repoRoot(t), rulesFile)
+	file := rulesFile
+	if r.rules != "" {
+		file = r.rules
+	}
+	rules := filepath.Join(repoRoot(t), file)
 	pt := promtool(t)
 	if out, err := exec.Command(pt, "check", "rules", rules).CombinedOutput(); err != nil {
-		t.Fatalf("promtool check rules %s: %v\n%s", rulesFile, err, out)
+		t.Fatalf("promtool check rules %s: %v\n%s", file, err, out)
 	}
 	text := "rule_files:\n  - " + rules + "\nevaluation_interval: 1m\ntests:\n  - interval: 1m\n    input_series:\n" +
 		strings.Join(r.series, "") + "    promql_expr_test:\n" + strings.Join(r.exprs, "") + "    alert_rule_test:\n" + strings.Join(r.alerts, "")
-	file := filepath.Join(t.TempDir(), "gvisor-sandboxes.test.yaml")
-	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+	testFile := filepath.Join(t.TempDir(), "rules.test.yaml")
+	if err := os.WriteFile(testFile, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(pt, "test", "rules", file).CombinedOutput()
+	out, err := exec.Command(pt, "test", "rules", testFile).CombinedOutput()
 	if err != nil {
-		t.Fatalf("promtool test rules on the real series: %v\n%s\ntest file:\n%s", err, out, text)
+		t.Fatalf("promtool test rules (%s): %v\n%s\ntest file:\n%s", file, err, out, text)
 	}
-	t.Logf("promtool test rules on the real series: %s", strings.TrimSpace(string(out)))
+	t.Logf("promtool test rules (%s): %s", file, strings.TrimSpace(string(out)))
 }
 
 func withNode(l map[string]string) map[string]string {

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
 	extensionscmdcontroller "github.com/gardener/gardener/extensions/pkg/controller/cmd"
@@ -34,6 +35,8 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/cli"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/healthcheck"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controllermetrics"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/monitoring"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version"
 )
@@ -122,6 +125,10 @@ func run(ctx context.Context, o *Options) error {
 	if err := extensionscontroller.AddToScheme(scheme); err != nil {
 		return fmt.Errorf("building scheme: %w", err)
 	}
+	// The shoot's monitoring objects (--shoot-monitoring); registering the types reads and writes nothing.
+	if err := monitoring.AddToScheme(scheme); err != nil {
+		return fmt.Errorf("building scheme: %w", err)
+	}
 	mgrOpts := o.Manager.Completed().Options()
 	mgrOpts.Scheme = scheme
 	// A new leader takes over at once after a rolling update instead of waiting for the lease to expire.
@@ -146,6 +153,10 @@ func run(ctx context.Context, o *Options) error {
 	}
 	log := mgr.GetLogger().WithName(Name)
 
+	// The gvisor ContainerRuntimes' health conditions as gauges, read from the cache at each scrape.
+	if err := controllermetrics.Register(metrics.Registry, controllermetrics.NewConditionCollector(mgr.GetClient(), containerruntime.Type)); err != nil {
+		return err
+	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return fmt.Errorf("adding healthz check: %w", err)
 	}
@@ -167,7 +178,7 @@ func run(ctx context.Context, o *Options) error {
 	}
 	log.Info("Starting controller manager", "version", version.Version, "gardenerVersion", o.GardenerVersion,
 		"readinessGate", o.ReadinessGate, "proveSandbox", o.ProveSandbox, "reproveInterval", o.ReproveInterval, "deliveryMode", o.DeliveryMode, "uninstallTimeout", o.UninstallTimeout,
-		"healthCheckSyncPeriod", o.HealthCheckSyncPeriod)
+		"healthCheckSyncPeriod", o.HealthCheckSyncPeriod, "shootMonitoring", o.ShootMonitoring)
 	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("running manager: %w", err)
 	}

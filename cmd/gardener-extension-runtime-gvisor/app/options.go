@@ -42,6 +42,9 @@ const (
 	DeliveryModeFlag = "delivery-mode"
 	// HealthCheckSyncPeriodFlag is how often the health-check controller recomputes each ContainerRuntime's conditions.
 	HealthCheckSyncPeriodFlag = "healthcheck-sync-period"
+	// ShootMonitoringFlag deploys each shoot's monitoring objects (ScrapeConfig, PrometheusRule, dashboards) into its
+	// namespace on the seed (pkg/monitoring); it needs the prometheus-operator CRDs that every Gardener seed has.
+	ShootMonitoringFlag = "shoot-monitoring"
 	// PprofBindAddressFlag serves Go's pprof endpoints for diagnosis (off by default).
 	PprofBindAddressFlag = "pprof-bind-address"
 	// VersionFlag prints the version and exits.
@@ -85,6 +88,9 @@ type Options struct {
 	// the defaults here are gardenlet's. The API server still protects itself (API Priority and Fairness).
 	KubeAPIQPS   float32
 	KubeAPIBurst int
+	// ShootMonitoring deploys each shoot's monitoring objects (--shoot-monitoring; the chart's
+	// monitoring.shoot.enabled, on by default there).
+	ShootMonitoring bool
 	// PrintVersion is --version.
 	PrintVersion bool
 	// PprofBindAddress serves Go's net/http/pprof there (controller-runtime's manager option); empty: off.
@@ -156,6 +162,10 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.HealthCheckSyncPeriod, HealthCheckSyncPeriodFlag, o.HealthCheckSyncPeriod,
 		"How often the healthcheck controller recomputes the SystemComponentsHealthy and EveryNodeReady conditions of each "+
 			"ContainerRuntime (reading the pool's nodes and installation pods in the shoot). Keep it below gardenlet's stale-check threshold.")
+	fs.BoolVar(&o.ShootMonitoring, ShootMonitoringFlag, o.ShootMonitoring,
+		"Deploy into every shoot namespace with gVisor the shoot Prometheus' ScrapeConfig and PrometheusRule and the shoot Plutono's "+
+			"dashboard ConfigMap for gVisor (written only when they differ, removed with the shoot's last gvisor pool). Needs the "+
+			"prometheus-operator CRDs that every Gardener seed has; off by default for the bare binary, on in the extension chart.")
 	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Queries per second the controller may send to the API server.")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of queries the controller may send to the API server above --kube-api-qps.")
 	fs.BoolVar(&o.PrintVersion, VersionFlag, false, "Print the version and exit.")
@@ -225,6 +235,7 @@ func (o *Options) ControllerSettings() containerruntime.Settings {
 		},
 		DeleteWaitTimeout: o.DeleteWaitTimeout,
 		UninstallTimeout:  o.UninstallTimeout,
+		ShootMonitoring:   o.ShootMonitoring,
 	}
 }
 

@@ -55,6 +55,11 @@ func AddToManager(ctx context.Context, mgr manager.Manager, cfg Config) error {
 		Recorder:  mgr.GetEventRecorder("gardener-extension-runtime-gvisor"),
 		Settings:  cfg.Settings,
 	})
+	// Every operation counted by result on controller-runtime's registry (opmetrics.go).
+	counted, err := countOperations(actuator)
+	if err != nil {
+		return err
+	}
 	predicates := predicateutils.AddTypeAndClassPredicates(
 		extensionscontainerruntimecontroller.DefaultPredicates(ctx, mgr, cfg.IgnoreOperationAnnotation), nil, Type)
 	opts := cfg.Controller
@@ -68,7 +73,7 @@ func AddToManager(ctx context.Context, mgr manager.Manager, cfg Config) error {
 			builder.WithPredicates(append(slices.Clone(predicates), skipOwnStatusWritesWhileDeleting())...)).
 		Watches(&resourcesv1alpha1.ManagedResource{}, handler.EnqueueRequestsFromMapFunc(runtimesWaitingFor(mgr.GetClient())),
 			builder.WithPredicates(managedResourceChanged())).
-		Build(newReconciler(mgr, actuator))
+		Build(newReconciler(mgr, counted))
 	if err != nil {
 		return fmt.Errorf("building the containerruntime controller: %w", err)
 	}

@@ -39,6 +39,9 @@ func (a *Actuator) Delete(ctx context.Context, log logr.Logger, cr *extensionsv1
 	if err != nil {
 		return err
 	}
+	if err := a.deleteShootMonitoringWith(ctx, cr.Namespace, names); err != nil {
+		return err
+	}
 	return a.deleteAndRequeue(ctx, cr, names[1:])
 }
 
@@ -47,6 +50,9 @@ func (a *Actuator) Delete(ctx context.Context, log logr.Logger, cr *extensionsv1
 func (a *Actuator) ForceDelete(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, _ *extensionscontroller.Cluster) error {
 	names, err := a.managedResourcesToDelete(ctx, log, cr)
 	if err != nil {
+		return err
+	}
+	if err := a.deleteShootMonitoringWith(ctx, cr.Namespace, names); err != nil {
 		return err
 	}
 	for _, name := range names {

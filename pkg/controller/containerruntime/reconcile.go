@@ -25,6 +25,10 @@ func (a *Actuator) Reconcile(ctx context.Context, log logr.Logger, cr *extension
 		return err
 	}
 	a.warnTestImageTag(log, cr, pool.Config)
+	// The shoot Prometheus' and Plutono's objects (monitoring.go): seed objects, independent of the order below.
+	if err := a.deployShootMonitoring(ctx, cr.Namespace); err != nil {
+		return err
+	}
 	// A switch of the delivery mode hands the pool over only at a safe point (deliveryswitch.go).
 	if err := a.deliverySwitch(ctx, log, cr, pool); err != nil {
 		return err

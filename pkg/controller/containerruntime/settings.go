@@ -21,4 +21,7 @@ type Settings struct {
 	// UninstallTimeout bounds how long Delete waits for the pool's nodes to report the uninstall done, counted
 	// from the ContainerRuntime's deletion timestamp; after it the pool is removed anyway, with a warning event.
 	UninstallTimeout time.Duration
+	// ShootMonitoring deploys the shoot's monitoring objects (pkg/monitoring) into its namespace on the seed with
+	// the shoot-wide ManagedResource and removes them with it (monitoring.go). Off, nothing of it is read or written.
+	ShootMonitoring bool
 }
