@@ -32,8 +32,8 @@ var strictField = regexp.MustCompile(`^(unknown|duplicate) field "([^"]*)"`)
 // that is a number gets an error naming that field instead of a JSON type error for the whole object, and the rest
 // of the object is still read (and validated: every error at once).
 type wire struct {
-	APIVersion   string `json:"apiVersion,omitempty"`
-	Kind         string `json:"kind,omitempty"`
+	APIVersion     string `json:"apiVersion,omitempty"`
+	Kind           string `json:"kind,omitempty"`
 	ConfigFlags    any    `json:"configFlags,omitempty"`
 	SandboxMetrics any    `json:"sandboxMetrics,omitempty"`
 	TestImageTag   any    `json:"testImageTag,omitempty"`
