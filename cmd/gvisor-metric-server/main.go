@@ -33,6 +33,10 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/cmd/gvisor-metric-server/server"
 )
 
+// version is the release this binary belongs to, stamped at build time (-X main.version=..., pkg/images); it is
+// its own module and does not link the extension's pkg/version.
+var version = "v0.0.0-dev"
+
 func main() {
 	if err := run(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "gvisor-metric-server:", err)
@@ -47,14 +51,21 @@ func run(args []string) error {
 	listen := fs.String("listen", "", "address to listen on (default: --metric-server)")
 	prefix := fs.String("exporter-prefix", "runsc_", "prefix of every metric name")
 	timeout := fs.Duration("sandbox-timeout", server.DefaultTimeout, "how long one sandbox may take to answer a scrape")
+	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *showVersion {
+		fmt.Println(version)
+		return nil
 	}
 	if *address == "" {
 		return fmt.Errorf("--metric-server is required")
 	}
+	// The sandboxes' recorded address is compared with "%RUNTIME_ROOT%" replaced by the root (server.load), so is ours.
+	*address = strings.ReplaceAll(*address, "%RUNTIME_ROOT%", *root)
 	if *listen == "" {
-		*listen = strings.ReplaceAll(*address, "%RUNTIME_ROOT%", *root)
+		*listen = *address
 	}
 	// runsc's packages log every control call at info level; a scrape per sandbox per interval must not fill the
 	// node's logs.
@@ -76,7 +87,7 @@ func run(args []string) error {
 		defer cancel()
 		_ = hs.Shutdown(sctx)
 	}()
-	log.Info("serving gVisor sandbox metrics", "listen", l.Addr().String(), "root", *root, "metric-server", *address)
+	log.Info("serving gVisor sandbox metrics", "version", version, "listen", l.Addr().String(), "root", *root, "metric-server", *address)
 	if err := hs.Serve(l); err != nil && err != http.ErrServerClosed {
 		return fmt.Errorf("serving on %s: %w", *listen, err)
 	}
