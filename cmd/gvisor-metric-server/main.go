@@ -88,7 +88,7 @@ func run(args []string) error {
 		return err
 	}
 	if o.showVersion {
-		fmt.Println(version)
+		fmt.Fprintln(os.Stdout, version)
 		return nil
 	}
 	// runsc's packages log every control call at info level; a scrape per sandbox per interval must not fill the
