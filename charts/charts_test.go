@@ -55,6 +55,7 @@ func TestTemplateDefaults(t *testing.T) {
 		"--readiness-gate=false",
 		"--prove-sandbox=true",
 		"--reprove-interval=5m",
+		"--sandbox-metrics=false",
 		"--healthcheck-sync-period=30s",
 		"--delivery-mode=daemonset",
 		"--shoot-monitoring=true",

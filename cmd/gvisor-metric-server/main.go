@@ -33,6 +33,10 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/cmd/gvisor-metric-server/server"
 )
 
+// version is the release this binary belongs to, stamped at build time (-X main.version=..., pkg/images); it is
+// its own module and does not link the extension's pkg/version.
+var version = "v0.0.0-dev"
+
 func main() {
 	if err := run(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "gvisor-metric-server:", err)
@@ -40,28 +44,59 @@ func main() {
 	}
 }
 
-func run(args []string) error {
+// options are the parsed command line.
+type options struct {
+	root, address, listen, prefix string
+	timeout                       time.Duration
+	showVersion                   bool
+}
+
+// parseFlags parses args and completes the options: --metric-server is required (unless --version), with
+// "%RUNTIME_ROOT%" replaced by --root (the sandboxes' recorded address is compared that way, server.load), and
+// --listen defaults to it.
+func parseFlags(args []string) (*options, error) {
+	o := &options{}
 	fs := flag.NewFlagSet("gvisor-metric-server", flag.ContinueOnError)
-	root := fs.String("root", "/run/containerd/runsc/k8s.io", "runsc's root directory of the sandboxes (the containerd shim's, per namespace)")
-	address := fs.String("metric-server", "", "the metric-server flag of the sandboxes to serve (as in runsc.toml)")
-	listen := fs.String("listen", "", "address to listen on (default: --metric-server)")
-	prefix := fs.String("exporter-prefix", "runsc_", "prefix of every metric name")
-	timeout := fs.Duration("sandbox-timeout", server.DefaultTimeout, "how long one sandbox may take to answer a scrape")
+	fs.StringVar(&o.root, "root", "/run/containerd/runsc/k8s.io", "runsc's root directory of the sandboxes (the containerd shim's, per namespace)")
+	fs.StringVar(&o.address, "metric-server", "", "the metric-server flag of the sandboxes to serve (as in runsc.toml)")
+	fs.StringVar(&o.listen, "listen", "", "address to listen on (default: --metric-server)")
+	fs.StringVar(&o.prefix, "exporter-prefix", "runsc_", "prefix of every metric name")
+	fs.DurationVar(&o.timeout, "sandbox-timeout", server.DefaultTimeout, "how long one sandbox may take to answer a scrape")
+	fs.BoolVar(&o.showVersion, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q: every setting is a flag", fs.Args())
+	}
+	if o.showVersion {
+		return o, nil
+	}
+	if o.address == "" {
+		return nil, fmt.Errorf("--metric-server is required: the value of runsc's metric-server flag in the node's runsc.toml")
+	}
+	o.address = strings.ReplaceAll(o.address, "%RUNTIME_ROOT%", o.root)
+	if o.listen == "" {
+		o.listen = o.address
+	}
+	return o, nil
+}
+
+func run(args []string) error {
+	o, err := parseFlags(args)
+	if err != nil {
 		return err
 	}
-	if *address == "" {
-		return fmt.Errorf("--metric-server is required")
-	}
-	if *listen == "" {
-		*listen = strings.ReplaceAll(*address, "%RUNTIME_ROOT%", *root)
+	if o.showVersion {
+		fmt.Fprintln(os.Stdout, version)
+		return nil
 	}
 	// runsc's packages log every control call at info level; a scrape per sandbox per interval must not fill the
 	// node's logs.
 	gvisorlog.SetLevel(gvisorlog.Warning)
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	srv := &server.Server{Root: *root, Address: *address, Prefix: *prefix, Timeout: *timeout, Logger: log}
-	l, err := listenOn(*listen)
+	srv := &server.Server{Root: o.root, Address: o.address, Prefix: o.prefix, Timeout: o.timeout, Logger: log}
+	l, err := listenOn(o.listen)
 	if err != nil {
 		return err
 	}
@@ -76,9 +111,9 @@ func run(args []string) error {
 		defer cancel()
 		_ = hs.Shutdown(sctx)
 	}()
-	log.Info("serving gVisor sandbox metrics", "listen", l.Addr().String(), "root", *root, "metric-server", *address)
+	log.Info("serving gVisor sandbox metrics", "version", version, "listen", l.Addr().String(), "root", o.root, "metric-server", o.address)
 	if err := hs.Serve(l); err != nil && err != http.ErrServerClosed {
-		return fmt.Errorf("serving on %s: %w", *listen, err)
+		return fmt.Errorf("serving on %s: %w", o.listen, err)
 	}
 	return nil
 }

@@ -17,7 +17,7 @@ import (
 
 const usage = `Usage: gvisor-render -f CONTAINERRUNTIME.yaml [--kubernetes-version V] [--architecture POOL=ARCH]...
                      [--image-vector-overwrite FILE] [--readiness-gate] [--prove-sandbox=false] [--reprove-interval D]
-                     [--delivery-mode daemonset|operatingsystemconfig] [--uninstall]
+                     [--delivery-mode daemonset|operatingsystemconfig] [--sandbox-metrics] [--uninstall]
 
 Prints every object the extension puts into the shoot for the ContainerRuntime(s) in the file
 (one or more YAML documents of kind ContainerRuntime, type gvisor, of one shoot), exactly as the
@@ -58,6 +58,9 @@ func parseFlags(args []string, stderr io.Writer) (*invocation, error) {
 	fs.Func("delivery-mode", "how gVisor reaches the nodes (the extension's --delivery-mode setting): daemonset (default: an "+
 		"installation DaemonSet per pool) or operatingsystemconfig (gardener-node-agent installs it; only the RuntimeClass is rendered)",
 		func(s string) (err error) { inv.settings.DeliveryMode, err = delivery.Parse(s); return err })
+	fs.BoolVar(&inv.settings.SandboxMetrics, "sandbox-metrics", false,
+		"render with sandbox metrics on for every pool whose providerConfig does not set sandboxMetrics (the extension's "+
+			"--sandbox-metrics setting): runsc's metric-server flag and the metric server container, docs/monitoring.md")
 	fs.BoolVar(&inv.shoot.Uninstall, "uninstall", false,
 		"render the pools' uninstall mode (removal of gVisor from them: the same DaemonSets running gvisor-installer uninstall)")
 	fs.BoolVar(&inv.showVersion, "version", false, "print the version and exit")

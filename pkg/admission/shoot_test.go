@@ -55,7 +55,7 @@ func TestValidateShoot(t *testing.T) {
 			pc0 + `.configFlags[panic-signal]: Invalid value: "40": must be between -1 and 31; allowed: an integer from -1 to 31`,
 		}},
 		{"every kind of error at once", gvisorWorker("a", "apiVersion: foo/v1\nkind: Bar\nconfigFlag: {}\ntestImageTag: \"-x\"\nconfigFlags:\n  debug: yes\n  net-raww: \"true\"\n"), []string{
-			pc0 + `.configFlag: Forbidden: unknown field "configFlag"; the fields of a GVisorConfiguration are apiVersion, kind, configFlags, testImageTag`,
+			pc0 + `.configFlag: Forbidden: unknown field "configFlag"; the fields of a GVisorConfiguration are apiVersion, kind, configFlags, sandboxMetrics, testImageTag`,
 			pc0 + `.apiVersion: Unsupported value: "foo/v1": supported values: "gvisor.runtime.extensions.config.gardener.cloud/v1alpha1"`,
 			pc0 + `.kind: Unsupported value: "Bar": supported values: "GVisorConfiguration"`,
 			pc0 + `.configFlags[debug]: Invalid value: true: must be a string: quote the value, for example debug: "true"`,
@@ -67,7 +67,7 @@ func TestValidateShoot(t *testing.T) {
 			pc1 + `.configFlags[file-access]: Unsupported value: "none": supported values: "exclusive", "shared"`,
 		}},
 		{"not an object", gvisorWorker("a", "[1, 2]\n"), []string{
-			pc0 + `: Invalid value: "(undecodable)": must be a GVisorConfiguration object with fields apiVersion, kind, configFlags, testImageTag: json: cannot unmarshal array into Go value of type v1alpha1.wire`,
+			pc0 + `: Invalid value: "(undecodable)": must be a GVisorConfiguration object with fields apiVersion, kind, configFlags, sandboxMetrics, testImageTag: json: cannot unmarshal array into Go value of type v1alpha1.wire`,
 		}},
 		{"a set runsc refuses", gvisorWorker("a", "configFlags:\n  file-access: shared\n"), []string{
 			pc0 + `.configFlags[file-access]: Invalid value: "shared": runsc refuses shared file access with an overlay on the root filesystem, and its default overlay2 is root:self: set overlay2: "none" too, or leave file-access out`,

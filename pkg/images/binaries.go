@@ -37,17 +37,22 @@ func goEnv(arch string) []string {
 // build info. -buildvcs=false: the binaries depend on the source's content only, not on the work tree's state
 // (the commit is the images' revision label instead).
 func (b Builder) buildBinaries(ctx context.Context, arch string, defs []Image) (string, error) {
-	var cmds []string
+	var cmds, own []string
 	versioned := map[string]bool{}
 	for _, d := range defs {
 		for _, bin := range d.Binaries {
 			if _, seen := versioned[bin.Command]; !seen {
-				cmds = append(cmds, bin.Command)
+				if bin.OwnModule {
+					own = append(own, bin.Command)
+				} else {
+					cmds = append(cmds, bin.Command)
+				}
 			}
 			versioned[bin.Command] = !bin.Unversioned
 		}
 	}
 	sort.Strings(cmds)
+	sort.Strings(own)
 	dir, err := filepath.Abs(filepath.Join(b.BinDir, arch))
 	if err != nil {
 		return "", fmt.Errorf("binary directory: %w", err)
@@ -66,6 +71,11 @@ func (b Builder) buildBinaries(ctx context.Context, arch string, defs []Image) (
 	}
 	for _, c := range cmds {
 		if err := b.checkBinary(filepath.Join(dir, c), Module+"/cmd/"+c, arch, versioned[c]); err != nil {
+			return "", err
+		}
+	}
+	for _, c := range own {
+		if err := b.buildOwnModule(ctx, arch, dir, c); err != nil {
 			return "", err
 		}
 	}
@@ -144,7 +154,7 @@ func checkStripped(p, version string, versioned bool) error {
 		return fmt.Errorf("reading %s: %w", p, err)
 	}
 	if !bytes.Contains(data, []byte(version)) {
-		return fmt.Errorf("%s does not carry its version %s: it was not linked with -X %s/pkg/version.Version", p, version, Module)
+		return fmt.Errorf("%s does not carry its version %s: it was not linked with -X %s/pkg/version.Version (or, a command that is its own module, -X main.version)", p, version, Module)
 	}
 	return nil
 }

@@ -49,6 +49,9 @@ type Binary struct {
 	Path string
 	// Unversioned says that the command does not link pkg/version, so that the build cannot check its version stamp.
 	Unversioned bool
+	// OwnModule says that ./cmd/<Command> is a Go module of its own (its go.mod pins other dependency versions than
+	// the main module's): it is built there, with the same checks, its version stamped into main.version.
+	OwnModule bool
 }
 
 // Paths in the images that the charts and the installer rely on.
@@ -62,6 +65,9 @@ const (
 	// IdlePath is the idle program next to the installer, where the installer execs it and the chart's idle
 	// container and readiness probe run it.
 	IdlePath = "/gvisor-idle"
+	// MetricServerPath is the node's gVisor metric server in the installation image (the chart's metric-server
+	// container command; the OperatingSystemConfig mode's imageRef file).
+	MetricServerPath = "/gvisor-metric-server"
 	// GVisorReleasePath is the gVisor release in the installation image (the installer's --source).
 	GVisorReleasePath = "/opt/gvisor"
 )
@@ -108,6 +114,9 @@ func Definitions() []Image {
 				{Command: "gvisor-installer", Path: InstallerPath},
 				// Imports nothing but syscall (every byte of it is resident on every node), so no version either.
 				{Command: "gvisor-idle", Path: IdlePath, Unversioned: true},
+				// Sandbox metrics (the chart's metric-server container, the OperatingSystemConfig mode's unit): its own
+				// module, built from the pinned gVisor module's packages.
+				{Command: "gvisor-metric-server", Path: MetricServerPath, OwnModule: true},
 			},
 			GVisorRelease: GVisorReleasePath,
 			Entrypoint:    []string{InstallerPath},

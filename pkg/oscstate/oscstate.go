@@ -85,7 +85,7 @@ func ours(p string) bool {
 		return false
 	}
 	switch path.Base(p) {
-	case "runsc", "containerd-shim-runsc-v1", oscwebhook.InstallerBinary:
+	case "runsc", "containerd-shim-runsc-v1", oscwebhook.InstallerBinary, oscwebhook.MetricServerBinary:
 		return true
 	}
 	return false

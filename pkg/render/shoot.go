@@ -28,6 +28,10 @@ type Settings struct {
 	ReproveInterval time.Duration
 	// DeliveryMode is how gVisor reaches the nodes; the zero value means delivery.DaemonSet.
 	DeliveryMode delivery.Mode
+	// SandboxMetrics is the landscape's default for sandbox metrics (the node's metric server and runsc's
+	// metric-server flag); a pool's providerConfig.sandboxMetrics.enabled overrides it either way
+	// (v1alpha1.SandboxMetricsFor).
+	SandboxMetrics bool
 }
 
 // ShootInput is what one shoot asks for: its gvisor ContainerRuntimes and what the Shoot says about them.
@@ -136,6 +140,9 @@ func (r *Renderer) pool(s Settings, in ShootInput, gate bool, mode delivery.Mode
 	values.TargetVersion = in.KubernetesVersion
 	values.Architecture = in.Architectures[values.WorkerPool]
 	values.ReadinessGate, values.SkipSandboxProof, values.ReproveInterval = gate, s.SkipSandboxProof, s.ReproveInterval
+	if !in.Uninstall {
+		values.SandboxMetrics = v1alpha1.SandboxMetricsFor(cfg, s.SandboxMetrics)
+	}
 	if p.Installation, err = r.renderInstallation(values); err != nil {
 		what := "rendering the installation chart"
 		if in.Uninstall {

@@ -73,6 +73,18 @@ func snapshotCases() []snapshotCase {
 		{name: "readiness-gate", version: "v0.1.0-dev", opts: render.Settings{ReadinessGate: true}, crs: func() []*extensionsv1alpha1.ContainerRuntime {
 			return []*extensionsv1alpha1.ContainerRuntime{containerRuntime("gvisor-b", ""), containerRuntime("gvisor-a", istio)}
 		}},
+		// The landscape's default on: gvisor-a takes it, gvisor-b's providerConfig turns it off for its pool.
+		{name: "sandbox-metrics", version: "v0.1.0-dev", opts: render.Settings{SandboxMetrics: true}, crs: func() []*extensionsv1alpha1.ContainerRuntime {
+			return []*extensionsv1alpha1.ContainerRuntime{containerRuntime("gvisor-b", `{"sandboxMetrics":{"enabled":false}}`), containerRuntime("gvisor-a", istio)}
+		}},
+		// The landscape's default off: the pool's providerConfig turns it on.
+		{name: "sandbox-metrics-pool", version: "v0.1.0-dev", crs: func() []*extensionsv1alpha1.ContainerRuntime {
+			return []*extensionsv1alpha1.ContainerRuntime{containerRuntime("gvisor", `{"configFlags":{"net-raw":"true"},"sandboxMetrics":{"enabled":true}}`)}
+		}},
+		// Uninstall renders no metric server and no runsc.toml, whatever the settings say.
+		{name: "uninstall-sandbox-metrics", version: "v0.1.0-dev", uninstall: true, opts: render.Settings{SandboxMetrics: true}, crs: func() []*extensionsv1alpha1.ContainerRuntime {
+			return []*extensionsv1alpha1.ContainerRuntime{containerRuntime("gvisor", `{"sandboxMetrics":{"enabled":true}}`)}
+		}},
 		{name: "uninstall", version: "v0.1.0-dev", uninstall: true, crs: func() []*extensionsv1alpha1.ContainerRuntime {
 			return []*extensionsv1alpha1.ContainerRuntime{containerRuntime("gvisor", everyFlag)}
 		}},

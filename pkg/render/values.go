@@ -84,4 +84,8 @@ type InstallationValues struct {
 	// ReproveInterval renders the chart's reproveInterval (ValidateReproveInterval); zero keeps the chart's
 	// default (DefaultReproveInterval). An operator setting (Settings.ReproveInterval).
 	ReproveInterval time.Duration `json:"-"`
+	// SandboxMetrics renders runsc's metric-server flag (MetricServerAddress) into the pool's runsc.toml and the
+	// metric server container into its pods (install mode). Shoot sets it from Settings.SandboxMetrics and the
+	// pool's providerConfig.sandboxMetrics (v1alpha1.SandboxMetricsFor).
+	SandboxMetrics bool `json:"sandboxMetrics,omitempty"`
 }

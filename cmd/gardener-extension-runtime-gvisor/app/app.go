@@ -177,7 +177,7 @@ func run(ctx context.Context, o *Options) error {
 		}
 	}
 	log.Info("Starting controller manager", "version", version.Version, "gardenerVersion", o.GardenerVersion,
-		"readinessGate", o.ReadinessGate, "proveSandbox", o.ProveSandbox, "reproveInterval", o.ReproveInterval, "deliveryMode", o.DeliveryMode, "uninstallTimeout", o.UninstallTimeout,
+		"readinessGate", o.ReadinessGate, "proveSandbox", o.ProveSandbox, "reproveInterval", o.ReproveInterval, "sandboxMetrics", o.SandboxMetrics, "deliveryMode", o.DeliveryMode, "uninstallTimeout", o.UninstallTimeout,
 		"healthCheckSyncPeriod", o.HealthCheckSyncPeriod, "shootMonitoring", o.ShootMonitoring)
 	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("running manager: %w", err)

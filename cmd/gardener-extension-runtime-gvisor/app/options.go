@@ -38,6 +38,9 @@ const (
 	// ReproveIntervalFlag is how often each node proves gVisor again (with the sandbox proof): its installation pod
 	// in the DaemonSet mode, the proof unit's timer in the OperatingSystemConfig mode.
 	ReproveIntervalFlag = "reprove-interval"
+	// SandboxMetricsFlag is the landscape's default for sandbox metrics (the node's gVisor metric server); a pool's
+	// providerConfig.sandboxMetrics.enabled overrides it.
+	SandboxMetricsFlag = "sandbox-metrics"
 	// DeliveryModeFlag selects how gVisor reaches the nodes (pkg/delivery): daemonset or operatingsystemconfig.
 	DeliveryModeFlag = "delivery-mode"
 	// HealthCheckSyncPeriodFlag is how often the health-check controller recomputes each ContainerRuntime's conditions.
@@ -77,6 +80,8 @@ type Options struct {
 	ProveSandbox bool
 	// ReproveInterval is how often each node's idle container proves gVisor again (render.Settings.ReproveInterval).
 	ReproveInterval time.Duration
+	// SandboxMetrics is the landscape's default for sandbox metrics (render.Settings.SandboxMetrics).
+	SandboxMetrics bool
 	// DeliveryMode is how gVisor reaches a pool's nodes (delivery.DaemonSet, the default, or
 	// delivery.OperatingSystemConfig).
 	DeliveryMode delivery.Mode
@@ -154,6 +159,10 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"With the sandbox proof: how often each node starts a real gVisor sandbox again: its installation pod (and once when its idle "+
 			"container starts) in the daemonset mode, the timer gvisor-sandbox-proof.timer in the operatingsystemconfig mode. A node where it fails "+
 			"turns EveryNodeReady False. Whole seconds, at least 10s.")
+	fs.BoolVar(&o.SandboxMetrics, SandboxMetricsFlag, o.SandboxMetrics,
+		"Sandbox metrics for every gVisor pool whose providerConfig does not set sandboxMetrics.enabled (which overrides this either way): "+
+			"the pool's runsc.toml gets runsc's metric-server flag and every node of the pool runs gvisor-metric-server (about 24 MB "+
+			"per node), which serves the metrics of the sandboxes started from then on (docs/monitoring.md).")
 	fs.Func(DeliveryModeFlag, "How gVisor reaches the nodes of a pool: daemonset (an installation DaemonSet per pool in the shoot) or "+
 		"operatingsystemconfig (the extension's OperatingSystemConfig webhook adds runsc to the pool's OSC, gardener-node-agent installs "+
 		"it before kubelet starts). docs/delivery-modes.md compares them.",
@@ -232,6 +241,7 @@ func (o *Options) ControllerSettings() containerruntime.Settings {
 			SkipSandboxProof: !o.ProveSandbox,
 			ReproveInterval:  o.ReproveInterval,
 			DeliveryMode:     o.DeliveryMode,
+			SandboxMetrics:   o.SandboxMetrics,
 		},
 		DeleteWaitTimeout: o.DeleteWaitTimeout,
 		UninstallTimeout:  o.UninstallTimeout,

@@ -93,7 +93,8 @@ func addOSCWebhook(ctx context.Context, mgr manager.Manager, o *Options) error {
 	if err != nil {
 		return err
 	}
-	ensurer := oscwebhook.NewEnsurer(renderer, oscwebhook.Options{SkipSandboxProof: !o.ProveSandbox, ReproveInterval: o.ReproveInterval, DeliveryMode: o.DeliveryMode})
+	ensurer := oscwebhook.NewEnsurer(renderer, oscwebhook.Options{SkipSandboxProof: !o.ProveSandbox, ReproveInterval: o.ReproveInterval, DeliveryMode: o.DeliveryMode,
+		SandboxMetrics: o.SandboxMetrics})
 	switches := extensionscmdwebhook.NewSwitchOptions(extensionscmdwebhook.Switch(oscwebhook.Name, func(mgr manager.Manager) (*extensionswebhook.Webhook, error) {
 		return oscwebhook.New(mgr, ensurer, mgr.GetLogger())
 	}))

@@ -82,8 +82,11 @@ func (s *Server) Write(ctx context.Context, b *bytes.Buffer) error {
 	return nil
 }
 
-// refresh brings the served sandboxes in line with the root directory: sandboxes gone or no longer running are
-// dropped, new ones that requested this server are loaded. A sandbox whose state file is locked (being created
+// refresh brings the served sandboxes in line with the root directory: sandboxes whose state is gone (runsc delete,
+// which the shim runs when a pod's sandbox is removed) are dropped, new ones that requested this server are loaded.
+// It does not look at the sandbox's host PID (runsc's IsRunning signals it): the server runs in a pod with its own
+// PID namespace, where that PID is someone else's or nobody's. A sandbox whose process died while its state stays
+// (its shim gone too) does not answer and counts as broken, which is what it is. A sandbox whose state file is locked (being created
 // or changed) is tried again on the next scrape.
 func (s *Server) refresh() error {
 	ids, err := container.ListSandboxes(s.Root)
@@ -98,7 +101,7 @@ func (s *Server) refresh() error {
 		present[fid.SandboxID] = true
 	}
 	for id, sb := range s.served {
-		if !present[id] || !sb.sandbox.IsRunning() {
+		if !present[id] {
 			sb.cleanup()
 			delete(s.served, id)
 		}

@@ -61,6 +61,7 @@ func shootCases() []shootCase {
 		{name: "two-pools-arm64-gate-no-proof", file: two, version: "1.34.1", archs: map[string]string{"debug": "arm64", "istio": "amd64"},
 			settings: render.Settings{ReadinessGate: true, SkipSandboxProof: true}},
 		{name: "operatingsystemconfig", file: two, version: "1.33.4", settings: osc},
+		{name: "sandbox-metrics", file: two, version: "1.33.4", settings: render.Settings{SandboxMetrics: true}},
 		{name: "uninstall", file: one, version: "1.33.4", uninstall: true},
 		{name: "uninstall-readiness-gate", file: two, version: "1.33.4", settings: gate, uninstall: true},
 		{name: "uninstall-1.29-readiness-gate-off", file: one, version: "1.29.15", settings: gate, uninstall: true},
@@ -74,6 +75,9 @@ func (c shootCase) args(root, overwrite string) []string {
 		"--readiness-gate=" + strconv.FormatBool(c.settings.ReadinessGate), "--prove-sandbox=" + strconv.FormatBool(!c.settings.SkipSandboxProof)}
 	if c.settings.DeliveryMode != "" {
 		args = append(args, "--delivery-mode", string(c.settings.DeliveryMode))
+	}
+	if c.settings.SandboxMetrics {
+		args = append(args, "--sandbox-metrics")
 	}
 	for _, pool := range slices.Sorted(maps.Keys(c.archs)) {
 		args = append(args, "--architecture", pool+"="+c.archs[pool])

@@ -78,9 +78,11 @@ var pluginValues = func() []byte {
 
 // Additions are what the webhook adds to the reconcile OSC of one gVisor pool.
 type Additions struct {
-	// Files, sorted by path: runsc.toml (inline) and the three binaries (imageRef).
+	// Files, sorted by path: runsc.toml (inline), the three binaries (imageRef), the drop-in claim and, with sandbox
+	// metrics, the metric server (imageRef).
 	Files []extensionsv1alpha1.File
-	// Units: the sandbox-proof unit and its timer, or none when the proof is off.
+	// Units: the sandbox-proof unit and its timer, or none when the proof is off; with sandbox metrics the metric
+	// server's unit.
 	Units []extensionsv1alpha1.Unit
 	// Plugin is the runsc runtime entry (op add).
 	Plugin extensionsv1alpha1.PluginConfig
@@ -91,7 +93,8 @@ type Additions struct {
 func (e *Ensurer) additions(pr *poolRuntime) (*Additions, error) {
 	// The DaemonSet mode's rendering of this pool (Renderer.Shoot, the path the controller takes), of which only the
 	// installer image and the runsc ConfigMap are used.
-	objs, err := e.renderer.Shoot(render.Settings{DeliveryMode: delivery.DaemonSet, SkipSandboxProof: e.opts.SkipSandboxProof}, render.ShootInput{
+	objs, err := e.renderer.Shoot(render.Settings{DeliveryMode: delivery.DaemonSet, SkipSandboxProof: e.opts.SkipSandboxProof,
+		SandboxMetrics: e.opts.SandboxMetrics}, render.ShootInput{
 		ContainerRuntimes: []*extensionsv1alpha1.ContainerRuntime{pr.cr},
 		KubernetesVersion: pr.kubernetesVersion,
 		Architectures:     map[string]string{pr.cr.Spec.WorkerPool.Name: pr.architecture},
@@ -118,9 +121,14 @@ func (e *Ensurer) additions(pr *poolRuntime) (*Additions, error) {
 			}},
 		})
 	}
-	// The proof is re-run when what it proves changes: the binaries and runsc.toml, not the drop-in claim.
+	// The proof is re-run when what it proves changes: the binaries and runsc.toml, not the drop-in claim (nor the
+	// metric server, which the proof does not run).
 	proven := slices.Clone(files)
 	files = append(files, inlineFile(DropInPath, DropInClaim))
+	metrics := hasMetricServer(objs.Pools[0].Installation)
+	if metrics {
+		files = append(files, metricServerFile(binDir, image))
+	}
 	slices.SortFunc(files, func(a, b extensionsv1alpha1.File) int { return strings.Compare(a.Path, b.Path) })
 
 	add := &Additions{
@@ -133,6 +141,9 @@ func (e *Ensurer) additions(pr *poolRuntime) (*Additions, error) {
 	}
 	if !e.opts.SkipSandboxProof {
 		add.Units = []extensionsv1alpha1.Unit{proofUnit(binDir, proven), proofTimer(e.reproveInterval())}
+	}
+	if metrics {
+		add.Units = append(add.Units, metricServerUnit(binDir))
 	}
 	return add, nil
 }

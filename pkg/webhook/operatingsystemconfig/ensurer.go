@@ -30,6 +30,9 @@ type Options struct {
 	// this webhook delivers in). In delivery.DaemonSet no pool is delivered through the OSC: the webhook then only
 	// removes what an earlier OperatingSystemConfig mode added (the switch back to the DaemonSet, docs/delivery-modes.md).
 	DeliveryMode delivery.Mode
+	// SandboxMetrics is the landscape's default for sandbox metrics (the extension's --sandbox-metrics); a pool's
+	// providerConfig.sandboxMetrics overrides it (render.Settings.SandboxMetrics).
+	SandboxMetrics bool
 }
 
 // Ensurer adds gVisor to the reconcile OSC of gVisor pools (EnsureAdditionalFiles, EnsureAdditionalUnits,
@@ -68,10 +71,11 @@ type ownership struct {
 }
 
 func defaultOwnership() ownership {
-	o := ownership{files: []string{RunscConfigPath, DropInPath}, units: []string{ProofUnitName, ProofTimerName}}
+	o := ownership{files: []string{RunscConfigPath, DropInPath}, units: []string{ProofUnitName, ProofTimerName, MetricServerUnitName}}
 	for _, f := range imageFiles {
 		o.files = append(o.files, extensionsv1alpha1.ContainerDRuntimeContainersBinFolder+"/"+f[0])
 	}
+	o.files = append(o.files, extensionsv1alpha1.ContainerDRuntimeContainersBinFolder+"/"+MetricServerBinary)
 	return o
 }
 

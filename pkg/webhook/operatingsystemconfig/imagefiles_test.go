@@ -27,6 +27,10 @@ func TestImageFilesAreTheInstallationImages(t *testing.T) {
 	for _, n := range []string{binaries.Runsc, binaries.Shim} {
 		inImage[path.Join(d.GVisorRelease, n)] = n
 	}
+	// With sandbox metrics: the metric server, under the name the DaemonSet's container runs it by.
+	if name, ok := inImage[metricServerInImage]; !ok || name != MetricServerBinary {
+		t.Errorf("the OSC installs %s from %s, which the installation image does not carry under that name (it has %v)", MetricServerBinary, metricServerInImage, inImage)
+	}
 	for _, f := range imageFiles {
 		if name, ok := inImage[f[1]]; !ok || name != f[0] {
 			t.Errorf("the OSC installs %s from %s, which the installation image does not carry under that name (it has %v)", f[0], f[1], inImage)

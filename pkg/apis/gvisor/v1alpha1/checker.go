@@ -82,6 +82,11 @@ func (c *Checker) unknownFlag(p *field.Path, name, value string) {
 	if !c.keep() {
 		return
 	}
+	if name == MetricServerFlag {
+		c.Add(field.Forbidden(p, "runsc's metric-server flag is set by the extension (it must name the node's metric server): "+
+			"use sandboxMetrics.enabled instead of configFlags, "+sandboxMetricsExample))
+		return
+	}
 	detail := fmt.Sprintf("unknown or not allowed runsc flag %q; ", name)
 	if c.allowlistAt == nil {
 		detail += "allowed flags: " + strings.Join(AllowedFlags(), ", ")

@@ -22,7 +22,7 @@ import (
 var ProviderConfigPath = field.NewPath("providerConfig")
 
 // knownFields are the top-level fields of a GVisorConfiguration, listed in "unknown field" errors.
-var knownFields = []string{"apiVersion", "kind", "configFlags", "testImageTag"}
+var knownFields = []string{"apiVersion", "kind", "configFlags", "sandboxMetrics", "testImageTag"}
 
 // strictField extracts the field name from sigs.k8s.io/json's strict errors (`unknown field "x"`,
 // `duplicate field "x"`).
@@ -32,10 +32,11 @@ var strictField = regexp.MustCompile(`^(unknown|duplicate) field "([^"]*)"`)
 // that is a number gets an error naming that field instead of a JSON type error for the whole object, and the rest
 // of the object is still read (and validated: every error at once).
 type wire struct {
-	APIVersion   string `json:"apiVersion,omitempty"`
-	Kind         string `json:"kind,omitempty"`
-	ConfigFlags  any    `json:"configFlags,omitempty"`
-	TestImageTag any    `json:"testImageTag,omitempty"`
+	APIVersion     string `json:"apiVersion,omitempty"`
+	Kind           string `json:"kind,omitempty"`
+	ConfigFlags    any    `json:"configFlags,omitempty"`
+	SandboxMetrics any    `json:"sandboxMetrics,omitempty"`
+	TestImageTag   any    `json:"testImageTag,omitempty"`
 }
 
 // Parse is the one way in for a providerConfig (a ContainerRuntime's providerConfig.Raw, a Shoot worker's
@@ -112,6 +113,9 @@ func decode(raw []byte, fldPath *field.Path) (*GVisorConfiguration, field.ErrorL
 	var flagErrs field.ErrorList
 	cfg.ConfigFlags, flagErrs = decodeFlags(w.ConfigFlags, fldPath.Child("configFlags"))
 	errs = append(errs, flagErrs...)
+	var metricsErrs field.ErrorList
+	cfg.SandboxMetrics, metricsErrs = decodeSandboxMetrics(w.SandboxMetrics, fldPath.Child("sandboxMetrics"))
+	errs = append(errs, metricsErrs...)
 	switch tag := w.TestImageTag.(type) {
 	case nil:
 	case string:

@@ -46,7 +46,7 @@ testImageTag: v0.5.1
 		{
 			name:    "unknown field is named, with the known ones",
 			raw:     `{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration","configFlag":{"net-raw":"true"}}`,
-			wantErr: []string{"providerConfig.configFlag: Forbidden", `unknown field "configFlag"`, "configFlags, testImageTag"},
+			wantErr: []string{"providerConfig.configFlag: Forbidden", `unknown field "configFlag"`, "configFlags, sandboxMetrics, testImageTag"},
 		},
 		{
 			name:    "duplicate field in JSON",

@@ -23,7 +23,7 @@ func TestParse(t *testing.T) {
 	}{
 		{"valid", `{"configFlags":{"net-raw":"true"},"testImageTag":"v1"}`, nil},
 		{"unknown field and a flag outside the allowlist", `{"configFlag":{},"configFlags":{"network":"host"}}`, []string{
-			`spec.providerConfig.configFlag: Forbidden: unknown field "configFlag"; the fields of a GVisorConfiguration are apiVersion, kind, configFlags, testImageTag`,
+			`spec.providerConfig.configFlag: Forbidden: unknown field "configFlag"; the fields of a GVisorConfiguration are apiVersion, kind, configFlags, sandboxMetrics, testImageTag`,
 			`spec.providerConfig.configFlags[network]: Invalid value: "host": unknown or not allowed runsc flag "network"; allowed flags: ` +
 				`cpu-num-from-quota, debug, debug-log, directfs, file-access, net-raw, nvproxy, overlay2, panic-signal, platform, strace, watchdog-action`,
 		}},

@@ -35,8 +35,22 @@ type GVisorConfiguration struct {
 	// +optional
 	ConfigFlags map[string]string `json:"configFlags,omitempty"`
 
+	// SandboxMetrics turns the node's gVisor metric server on or off for this worker pool, overriding the
+	// landscape's default (the extension's sandboxMetrics value, off unless the operator turned it on). On: every
+	// node of the pool runs the metric server (about 24 MB of memory per node, BENCHMARKS.md "Sandbox metrics") and
+	// the pool's runsc.toml gets runsc's metric-server flag, so that sandboxes started from then on export their
+	// metrics; sandboxes started before keep running without. Unset: the landscape's default. See docs/usage.md.
+	// +optional
+	SandboxMetrics *SandboxMetrics `json:"sandboxMetrics,omitempty"`
+
 	// TestImageTag is kept so that configurations written for the original extension still decode.
 	// What the controller does with it is the controller's decision (see its documentation).
 	// +optional
 	TestImageTag *string `json:"testImageTag,omitempty"`
+}
+
+// SandboxMetrics is the worker pool's choice about the node's gVisor metric server.
+type SandboxMetrics struct {
+	// Enabled runs the metric server on the pool's nodes (true) or not (false), whatever the landscape's default.
+	Enabled bool `json:"enabled"`
 }

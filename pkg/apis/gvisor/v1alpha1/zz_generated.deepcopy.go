@@ -20,6 +20,11 @@ func (in *GVisorConfiguration) DeepCopyInto(out *GVisorConfiguration) {
 			(*out)[key] = val
 		}
 	}
+	if in.SandboxMetrics != nil {
+		in, out := &in.SandboxMetrics, &out.SandboxMetrics
+		*out = new(SandboxMetrics)
+		**out = **in
+	}
 	if in.TestImageTag != nil {
 		in, out := &in.TestImageTag, &out.TestImageTag
 		*out = new(string)
@@ -43,4 +48,19 @@ func (in *GVisorConfiguration) DeepCopyObject() runtime.Object {
 		return c
 	}
 	return nil
+}
+
+// DeepCopyInto copies the receiver into out. in must be non-nil.
+func (in *SandboxMetrics) DeepCopyInto(out *SandboxMetrics) {
+	*out = *in
+}
+
+// DeepCopy returns a deep copy of the receiver.
+func (in *SandboxMetrics) DeepCopy() *SandboxMetrics {
+	if in == nil {
+		return nil
+	}
+	out := new(SandboxMetrics)
+	in.DeepCopyInto(out)
+	return out
 }

@@ -1,0 +1,93 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
+package operatingsystemconfig
+
+import (
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+)
+
+const (
+	// MetricServerUnitName runs the node's gVisor metric server in the OperatingSystemConfig mode with sandbox
+	// metrics on (the DaemonSet mode's metric-server container).
+	MetricServerUnitName = "gvisor-metric-server.service"
+	// MetricServerBinary is its binary's file name in the binaryPath (an imageRef file of the installation image).
+	MetricServerBinary = "gvisor-metric-server"
+	// metricServerInImage is where the installation image carries it (pkg/images MetricServerPath).
+	metricServerInImage = "/" + MetricServerBinary
+)
+
+// hasMetricServer reports whether the rendered installation runs the metric server: the one source of the pool's
+// sandbox-metrics decision (render.Shoot applies the operator's default and the pool's providerConfig), whose
+// runsc.toml then carries runsc's metric-server flag too.
+func hasMetricServer(m *render.Manifests) bool {
+	for _, o := range m.Objects() {
+		if ds, ok := o.(*appsv1.DaemonSet); ok && slices.ContainsFunc(ds.Spec.Template.Spec.Containers, func(c corev1.Container) bool {
+			return c.Name == render.MetricServerContainer
+		}) {
+			return true
+		}
+	}
+	return false
+}
+
+// metricServerFile is the metric server binary from the pool's installation image.
+func metricServerFile(binDir, image string) extensionsv1alpha1.File {
+	return extensionsv1alpha1.File{
+		Path:        path.Join(binDir, MetricServerBinary),
+		Permissions: ptr.To[uint32](binaryPermissions),
+		Content: extensionsv1alpha1.FileContent{ImageRef: &extensionsv1alpha1.FileContentImageRef{
+			Image: image, FilePathInImage: metricServerInImage,
+		}},
+	}
+}
+
+// metricServerUnit runs gvisor-metric-server on the node as the DaemonSet's container does, with the same runsc
+// root and --metric-server, listening on the node's render.MetricServerPort (no pod here: the shoot's Prometheus
+// reaches it through the API server's node proxy, /api/v1/nodes/<node>:9474/proxy/metrics). node-agent restarts it
+// when its binary changes (FilePaths) and removes it with our other units and files when gVisor or sandbox metrics
+// leave the pool. Root without capabilities and with the file system read-only: it reads the sandboxes' state files
+// and connects to their control sockets (root's, under the runsc root) and writes nothing. Restart=always: a crash
+// must not end the metrics for good; the sandboxes keep their registration, so the restarted server serves them
+// again. MemoryMax as the container's limit.
+func metricServerUnit(binDir string) extensionsv1alpha1.Unit {
+	bin := path.Join(binDir, MetricServerBinary)
+	content := strings.Join([]string{
+		"[Unit]",
+		"Description=gVisor metric server: metrics of the node's gVisor sandboxes (gardener-extension-runtime-gvisor)",
+		"After=containerd.service",
+		"",
+		"[Service]",
+		"ExecStart=" + bin + " --root=" + render.RunscRoot + " --metric-server=" + render.MetricServerAddress +
+			" --listen=:" + strconv.Itoa(render.MetricServerPort),
+		"Restart=always",
+		"RestartSec=5",
+		"MemoryMax=128M",
+		"CapabilityBoundingSet=",
+		"NoNewPrivileges=yes",
+		"ProtectSystem=strict",
+		"ProtectHome=yes",
+		"PrivateTmp=yes",
+		"",
+		"[Install]",
+		"WantedBy=multi-user.target",
+		"",
+	}, "\n")
+	return extensionsv1alpha1.Unit{
+		Name:      MetricServerUnitName,
+		Command:   ptr.To(extensionsv1alpha1.CommandStart),
+		Enable:    ptr.To(true),
+		Content:   &content,
+		FilePaths: []string{bin},
+	}
+}
