@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -164,6 +165,10 @@ func TestInstallAndRunWithChartRBAC(t *testing.T) {
 	ns := gardenerfixtures.Namespace(shoot)
 	testutil.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
 	testutil.Must(t, c.Create(ctx, gardenerfixtures.Cluster(shoot)))
+	// The shoot access secret gardenlet keeps there: the Delete below confirms the uninstall in the shoot with it.
+	shootKubeconfig, err := os.ReadFile(cp.KubeconfigPath)
+	testutil.Must(t, err)
+	testutil.Must(t, c.Create(ctx, gardenerfixtures.ShootAccessSecret(ns, shootKubeconfig)))
 	cr := gardenerfixtures.ContainerRuntime(ns, "pool", nil, v1beta1constants.GardenerOperationReconcile)
 	testutil.Must(t, c.Create(ctx, cr))
 	eventually(t, done, "ContainerRuntime reconciled", func() error {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
@@ -18,6 +19,7 @@ import (
 
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	gardenerextensions "github.com/gardener/gardener/pkg/extensions"
 	gardenerutils "github.com/gardener/gardener/pkg/utils/gardener"
@@ -145,5 +147,15 @@ func initSchemes() {
 func must(what string, err error) {
 	if err != nil {
 		panic(fmt.Sprintf("gardenerfixtures: %s with Gardener's code: %v", what, err))
+	}
+}
+
+// ShootAccessSecret is the secret "gardener" gardenlet keeps in every shoot namespace on the seed, with a
+// kubeconfig of the shoot: the health checks and the Delete's confirmation of an uninstall read the shoot through
+// it. In the tests "the shoot" is the same API server, so kubeconfig is usually its admin kubeconfig.
+func ShootAccessSecret(namespace string, kubeconfig []byte) *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: v1beta1constants.SecretNameGardener},
+		Data:       map[string][]byte{"kubeconfig": kubeconfig},
 	}
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 )
 
 // TestHealthConditions: the healthcheck controller (running in the test stack like every other controller, with
@@ -150,10 +151,7 @@ func (sh *testShoot) createShootAccessSecret() {
 	sh.t.Helper()
 	kubeconfig, err := os.ReadFile(sh.stack.KubeconfigPath)
 	must(sh.t, err)
-	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: sh.ns, Name: v1beta1constants.SecretNameGardener},
-		Data:       map[string][]byte{"kubeconfig": kubeconfig},
-	}
+	secret := gardenerfixtures.ShootAccessSecret(sh.ns, kubeconfig)
 	must(sh.t, sh.c.Create(context.Background(), secret))
 	sh.t.Cleanup(func() { _ = client.IgnoreNotFound(sh.c.Delete(context.Background(), secret)) })
 }

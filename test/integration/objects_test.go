@@ -21,6 +21,7 @@ import (
 
 	v1beta1helper "github.com/gardener/gardener/pkg/api/core/v1beta1/helper"
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
@@ -110,13 +111,17 @@ func (sh *testShoot) waitPoolHealthy(pool string) {
 	sh.waitHealthy(containerruntime.ManagedResourceName)
 }
 
-// secrets returns the Secrets in the shoot namespace, by name.
+// secrets returns the Secrets in the shoot namespace by name, without gardenlet's shoot access secret (newShoot),
+// which is not the extension's.
 func (sh *testShoot) secrets() map[string]corev1.Secret {
 	sh.t.Helper()
 	list := &corev1.SecretList{}
 	must(sh.t, sh.c.List(context.Background(), list, client.InNamespace(sh.ns)))
 	out := map[string]corev1.Secret{}
 	for _, s := range list.Items {
+		if s.Name == v1beta1constants.SecretNameGardener {
+			continue
+		}
 		out[s.Name] = s
 	}
 	return out

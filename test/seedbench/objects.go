@@ -8,13 +8,11 @@ import (
 	"fmt"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
-	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 )
 
@@ -74,15 +72,6 @@ func Cluster(namespace, shootName string, pools []string) *extensionsv1alpha1.Cl
 func shootUID(shootName string) types.UID {
 	digits := strings.TrimPrefix(shootName, "s")
 	return types.UID("00000000-0000-0000-0000-" + strings.Repeat("0", max(0, 12-len(digits))) + digits)
-}
-
-// shootAccessSecret is the secret "gardener" gardenlet keeps in every shoot namespace; our health checks read
-// the shoot through it (here the same API server).
-func shootAccessSecret(namespace string, kubeconfig []byte) *corev1.Secret {
-	return &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: v1beta1constants.SecretNameGardener},
-		Data:       map[string][]byte{"kubeconfig": kubeconfig},
-	}
 }
 
 func mustJSON(v any) []byte {

@@ -343,7 +343,7 @@ func (r *run) once() result {
 		if err := r.c.Create(ctx, Cluster(ns, fmt.Sprintf("s%02d", s), r.pools(s))); err != nil {
 			return err
 		}
-		return r.c.Create(ctx, shootAccessSecret(ns, shootKubeconfig))
+		return r.c.Create(ctx, gardenerfixtures.ShootAccessSecret(ns, shootKubeconfig))
 	})
 	defer r.cleanup()
 	ports := make([]int, 3)

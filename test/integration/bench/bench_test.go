@@ -100,7 +100,7 @@ func TestMain(m *testing.M) {
 
 var namespaces atomic.Int64
 
-// newShootNamespace creates a shoot namespace with its Cluster.
+// newShootNamespace creates a shoot namespace with its Cluster and shoot access secret.
 func newShootNamespace(b *testing.B, c client.Client) string {
 	b.Helper()
 	shoot := gardenerfixtures.Shoot("bench", fmt.Sprintf("n%d", namespaces.Add(1)), "1.34.1")
@@ -110,6 +110,15 @@ func newShootNamespace(b *testing.B, c client.Client) string {
 		b.Fatal(err)
 	}
 	if err := c.Create(ctx, gardenerfixtures.Cluster(shoot)); err != nil {
+		b.Fatal(err)
+	}
+	// The shoot access secret gardenlet keeps there ("the shoot" is the same API server): the health checks and
+	// the Delete's confirmation of the uninstall read the shoot through it.
+	kubeconfig, err := os.ReadFile(shared.stack.KubeconfigPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := c.Create(ctx, gardenerfixtures.ShootAccessSecret(ns, kubeconfig)); err != nil {
 		b.Fatal(err)
 	}
 	return ns

@@ -44,6 +44,7 @@ func TestControllerMetrics(t *testing.T) {
 	ns := gardenerfixtures.Namespace(shoot)
 	testutil.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
 	testutil.Must(t, c.Create(ctx, gardenerfixtures.Cluster(shoot)))
+	createShootAccessSecret(t, c, s, ns)
 	testutil.Must(t, c.Create(ctx, gardenerfixtures.ContainerRuntime(ns, "pool-m", nil, v1beta1constants.GardenerOperationReconcile)))
 	t.Cleanup(func() { deleteRuntime(t, c, ns, "pool-m") })
 	waitSucceeded(t, c, ns, "pool-m", time.Time{})

@@ -6,6 +6,7 @@ package monitoring_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -52,6 +53,7 @@ func TestShootMonitoringLifecycle(t *testing.T) {
 	ns := gardenerfixtures.Namespace(shoot)
 	testutil.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
 	testutil.Must(t, c.Create(ctx, gardenerfixtures.Cluster(shoot)))
+	createShootAccessSecret(t, c, s, ns)
 	for _, pool := range []string{"pool-a", "pool-b"} {
 		testutil.Must(t, c.Create(ctx, gardenerfixtures.ContainerRuntime(ns, pool, nil, v1beta1constants.GardenerOperationReconcile)))
 	}
@@ -175,4 +177,13 @@ func controllerWritesSince(t *testing.T, s *envtest.Stack, mark int, ns string) 
 		}
 	}
 	return out
+}
+
+// createShootAccessSecret creates the secret "gardener" gardenlet keeps in every shoot namespace ("the shoot" is
+// the same API server): the Delete of a pool confirms its uninstall in the shoot through it.
+func createShootAccessSecret(t *testing.T, c client.Client, s *envtest.Stack, ns string) {
+	t.Helper()
+	kubeconfig, err := os.ReadFile(s.KubeconfigPath)
+	testutil.Must(t, err)
+	testutil.Must(t, c.Create(context.Background(), gardenerfixtures.ShootAccessSecret(ns, kubeconfig)))
 }
