@@ -75,6 +75,9 @@ func (b Builder) buildBinaries(ctx context.Context, arch string, defs []Image) (
 		}
 	}
 	for _, c := range own {
+		if !b.hasOwnModule(c) {
+			continue // an earlier tree without this command (binaryLayer leaves it out)
+		}
 		if err := b.buildOwnModule(ctx, arch, dir, c); err != nil {
 			return "", err
 		}

@@ -169,6 +169,9 @@ func (b Builder) config(d Image) v1.Config {
 func (b Builder) binaryLayer(d Image, binDir string) (v1.Layer, error) {
 	var entries []entry
 	for _, bin := range d.Binaries {
+		if bin.OwnModule && !b.hasOwnModule(bin.Command) {
+			continue // not in this (earlier) source tree: hasOwnModule
+		}
 		entries = append(entries, entry{path: bin.Path, mode: 0o755, source: filepath.Join(binDir, bin.Command)})
 	}
 	return newLayer(entries, b.epoch())

@@ -6,6 +6,7 @@ package images
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -29,4 +30,12 @@ func (b Builder) buildOwnModule(ctx context.Context, arch, dir, command string) 
 		return fmt.Errorf("building %s (its own module, in %s) for linux/%s (go %s): %w\n%s", command, cmd.Dir, arch, strings.Join(args, " "), err, out)
 	}
 	return b.checkBinary(filepath.Join(dir, command), Module+"/cmd/"+command, arch, true)
+}
+
+// hasOwnModule says whether the source tree has command's module. An earlier release's tree (the upgrade test
+// builds one with this tree's definitions) can predate a command that is its own module; its image then has no such
+// binary, as that release's image had not. The main module's commands are always built, missing ones failing.
+func (b Builder) hasOwnModule(command string) bool {
+	_, err := os.Stat(filepath.Join(b.SourceDir, "cmd", command, "go.mod"))
+	return err == nil
 }
