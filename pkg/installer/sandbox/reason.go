@@ -28,12 +28,18 @@ const (
 	lineLimit = 300
 )
 
+// errHung marks a sandbox start the proof's deadline ended: runsc neither started the sandbox nor failed.
+var errHung = errors.New("the sandbox did not start")
+
 // withReason appends runsc's own reason, read from the proof's log directory, to a failed proof's error:
 // containerd's CRI error for a sandbox whose `runsc boot` died says only "... waiting for sandbox to start: EOF".
 // A directory without such a line (containerd failed before runsc ran, or runsc's reason is already in
 // containerd's error) leaves err as it is.
 func withReason(err error, dir string) error {
 	line := runscReason(dir)
+	if line == "" && errors.Is(err, errHung) {
+		return fmt.Errorf("%w; runsc logged no reason: its sandbox neither started nor died (a platform that hangs, e.g. kvm in a nested VM, or a node out of CPU)", err)
+	}
 	if line == "" || strings.Contains(err.Error(), line) {
 		return err
 	}

@@ -4,7 +4,9 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,6 +66,22 @@ func TestWithReason(t *testing.T) {
 	write(t, filepath.Join(dir, panicLog), "")
 	if got := withReason(cause, dir); !strings.HasSuffix(got.Error(), "; runsc: user log line") {
 		t.Errorf("an empty panic log should fall back to the other files: %v", got)
+	}
+	// A sandbox start the deadline ended with empty logs (a hung `runsc boot`) says so; one whose runsc logged a
+	// line before it hung gets that line instead.
+	hung := fmt.Errorf("starting a pod sandbox: %w after 1m0s: %w", errHung, context.DeadlineExceeded)
+	write(t, filepath.Join(dir, "gvisor.log"), "")
+	got = withReason(hung, dir)
+	if want := "runsc logged no reason: its sandbox neither started nor died"; !strings.Contains(got.Error(), want) ||
+		!errors.Is(got, context.DeadlineExceeded) {
+		t.Errorf("a hung start: got %v, want it to say %q", got, want)
+	}
+	if got := withReason(cause, dir); got != cause {
+		t.Errorf("a failure that is not a hang gets the hang's words: %v", got)
+	}
+	write(t, filepath.Join(dir, panicLog), "panic: kvm: vCPU stuck\n")
+	if got := withReason(hung, dir); !strings.HasSuffix(got.Error(), "; runsc: panic: kvm: vCPU stuck") {
+		t.Errorf("a hung start with a logged line: %v", got)
 	}
 }
 

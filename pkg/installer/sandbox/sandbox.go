@@ -199,6 +199,12 @@ func (c CRI) once(ctx context.Context, rs runtimeapi.RuntimeServiceClient, cfg *
 	t0 := time.Now()
 	run, err := rs.RunPodSandbox(ctx, &runtimeapi.RunPodSandboxRequest{Config: cfg, RuntimeHandler: c.Handler})
 	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// A sandbox that hangs at boot (seen: `runsc boot` spinning on a nested VM's KVM) gives containerd
+			// nothing to report; say what happened and for how long, not only gRPC's "deadline exceeded".
+			return false, fmt.Errorf("starting a pod sandbox with runtime handler %q over %s: %w after %s: %w",
+				c.Handler, c.Socket, errHung, time.Since(t0).Round(time.Second), err)
+		}
 		return false, fmt.Errorf("starting a pod sandbox with runtime handler %q over %s: %w", c.Handler, c.Socket, err)
 	}
 	proof.Started = time.Since(t0)
