@@ -38,6 +38,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controllermetrics"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/monitoring"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/shootclient"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version"
 )
 
@@ -51,9 +52,12 @@ const (
 // NewFlagSet returns options with defaults and the flag set they are bound to.
 func NewFlagSet() (*Options, *pflag.FlagSet) {
 	o := NewOptions()
+	// One cache of shoot clients for both controllers of the one manager: the Delete's uninstall confirmation and
+	// the health checks then share each shoot's client and connections.
+	shoots := &sharedShootClients{}
 	o.Switches = extensionscmdcontroller.NewSwitchOptions(
 		extensionscmdcontroller.Switch(containerRuntimeControllerName, func(ctx context.Context, mgr manager.Manager) error {
-			return addContainerRuntimeController(ctx, mgr, o)
+			return addContainerRuntimeController(ctx, mgr, o, shoots.of(mgr))
 		}),
 		extensionscmdcontroller.Switch(heartbeatControllerName, func(_ context.Context, mgr manager.Manager) error {
 			hb := o.Heartbeat.Completed()
@@ -66,9 +70,10 @@ func NewFlagSet() (*Options, *pflag.FlagSet) {
 		}),
 		extensionscmdcontroller.Switch(healthCheckControllerName, func(_ context.Context, mgr manager.Manager) error {
 			return healthcheck.AddToManager(mgr, healthcheck.Config{
-				Controller: o.Controller.Completed().Options(),
-				SyncPeriod: o.HealthCheckSyncPeriod,
-				Mode:       o.DeliveryMode,
+				Controller:   o.Controller.Completed().Options(),
+				SyncPeriod:   o.HealthCheckSyncPeriod,
+				Mode:         o.DeliveryMode,
+				ShootClients: shoots.of(mgr),
 			})
 		}),
 	)
@@ -188,7 +193,7 @@ func run(ctx context.Context, o *Options) error {
 // addContainerRuntimeController resolves the images (images.yaml, version stamp, IMAGEVECTOR_OVERWRITE) and the gVisor
 // release sums once at start, like every Gardener extension: a changed overwrite rolls the pod (the chart's checksum
 // annotation).
-func addContainerRuntimeController(ctx context.Context, mgr manager.Manager, o *Options) error {
+func addContainerRuntimeController(ctx context.Context, mgr manager.Manager, o *Options, shoots *shootclient.Cache) error {
 	renderer, err := render.Load(version.Version, os.Getenv(imagevector.OverrideEnv))
 	if err != nil {
 		return err
@@ -198,5 +203,6 @@ func addContainerRuntimeController(ctx context.Context, mgr manager.Manager, o *
 		IgnoreOperationAnnotation: o.Reconciler.Completed().IgnoreOperationAnnotation,
 		Renderer:                  renderer,
 		Settings:                  o.ControllerSettings(),
+		ShootClients:              shoots,
 	})
 }

@@ -12,6 +12,7 @@ import (
 	extensionscontainerruntimecontroller "github.com/gardener/gardener/extensions/pkg/controller/containerruntime"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/shootclient"
 )
 
 // Actuator implements Gardener's containerruntime.Actuator for gVisor (see the package doc).
@@ -21,6 +22,7 @@ type Actuator struct {
 	renderer  *render.Renderer
 	recorder  events.EventRecorder
 	settings  Settings
+	shoots    *shootclient.Cache
 	// uninstalls remembers, per ContainerRuntime UID, the generation of the pool's ManagedResource this process
 	// deployed the uninstall at, so that the Delete passes while it rolls out do not render it again
 	// (uninstall.go: deployUninstall). Entries go once the uninstall is done or timed out.
@@ -41,9 +43,15 @@ type ActuatorOptions struct {
 	Recorder events.EventRecorder
 	// Settings are the operator's settings.
 	Settings Settings
+	// ShootClients are the process's shoot clients (shared with the health checks); nil: a cache of its own.
+	ShootClients *shootclient.Cache
 }
 
 // NewActuator returns an Actuator.
 func NewActuator(o ActuatorOptions) *Actuator {
-	return &Actuator{client: o.Client, apiReader: o.APIReader, renderer: o.Renderer, recorder: o.Recorder, settings: o.Settings}
+	shoots := o.ShootClients
+	if shoots == nil {
+		shoots = shootclient.NewCache(o.Client)
+	}
+	return &Actuator{client: o.Client, apiReader: o.APIReader, renderer: o.Renderer, recorder: o.Recorder, settings: o.Settings, shoots: shoots}
 }

@@ -22,6 +22,7 @@ import (
 	predicateutils "github.com/gardener/gardener/pkg/controllerutils/predicate"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/shootclient"
 )
 
 // Config configures the controller.
@@ -34,6 +35,8 @@ type Config struct {
 	Renderer *render.Renderer
 	// Settings are the operator's settings, passed to the Actuator unchanged.
 	Settings Settings
+	// ShootClients are the process's shoot clients, shared with the health checks; nil: a cache of its own.
+	ShootClients *shootclient.Cache
 }
 
 // AddToManager adds the ContainerRuntime controller for type gvisor: the extension library's controller
@@ -54,6 +57,8 @@ func AddToManager(ctx context.Context, mgr manager.Manager, cfg Config) error {
 		Renderer:  cfg.Renderer,
 		Recorder:  mgr.GetEventRecorder("gardener-extension-runtime-gvisor"),
 		Settings:  cfg.Settings,
+		// The Delete's uninstall confirmation and the OSC-mode handover read the shoot through it.
+		ShootClients: cfg.ShootClients,
 	})
 	// Every operation counted by result on controller-runtime's registry (opmetrics.go).
 	counted, err := countOperations(actuator)

@@ -23,7 +23,6 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/oscstate"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/shootclient"
 	oscwebhook "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
 )
 
@@ -162,7 +161,7 @@ func describe(s *oscstate.Pool) string {
 // shootOSCState reads the pool's OSC state in cr's shoot, through the shoot access secret gardenlet keeps in the
 // shoot namespace (as the health checks do).
 func (a *Actuator) shootOSCState(ctx context.Context, cr *extensionsv1alpha1.ContainerRuntime) (*oscstate.Pool, error) {
-	shoot, err := shootclient.New(ctx, a.client, cr.Namespace)
+	shoot, err := a.shoots.Client(ctx, cr.Namespace)
 	if err != nil {
 		return nil, err
 	}

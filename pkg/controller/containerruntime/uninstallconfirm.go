@@ -18,7 +18,6 @@ import (
 	"github.com/gardener/gardener/pkg/utils/kubernetes/health"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/shootclient"
 )
 
 // confirmRequeue is how soon a Delete looks again when gardener-resource-manager reports the uninstall done but the
@@ -44,7 +43,7 @@ func (a *Actuator) confirmUninstalled(ctx context.Context, cr *extensionsv1alpha
 	if len(daemonSets) == 0 {
 		return fmt.Errorf("gardener-resource-manager lists no DaemonSet in ManagedResource %s/%s yet", mr.Namespace, mr.Name)
 	}
-	shoot, err := shootclient.New(ctx, a.client, cr.Namespace)
+	shoot, err := a.shoots.Client(ctx, cr.Namespace)
 	if err != nil {
 		return fmt.Errorf("confirming the uninstall in the shoot: %w", err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/shootclient"
 )
 
 // ControllerName is the name for --controllers / --disable-controllers (the library's name, as in every extension).
@@ -33,6 +34,9 @@ type Config struct {
 	Controller controller.Options
 	// SyncPeriod is how often each ContainerRuntime's conditions are recomputed.
 	SyncPeriod time.Duration
+	// ShootClients are the process's shoot clients, shared with the ContainerRuntime controller; nil: a cache of
+	// its own.
+	ShootClients *shootclient.Cache
 	// Mode is the delivery mode (docs/delivery-modes.md); it selects the checks (oscmode.go).
 	Mode delivery.Mode
 }
@@ -43,7 +47,11 @@ func AddToManager(mgr manager.Manager, cfg Config) error {
 		return fmt.Errorf("healthcheck controller: the sync period must be positive, got %s", cfg.SyncPeriod)
 	}
 	seed := mgr.GetClient()
-	reads := newShootReads(seed) // shared by the checks of a round (shootreads.go)
+	shoots := cfg.ShootClients
+	if shoots == nil {
+		shoots = shootclient.NewCache(seed)
+	}
+	reads := newShootReads(seed, shoots) // shared by the checks of a round (shootreads.go)
 	checks := []healthcheck.ConditionTypeToHealthCheck{
 		{
 			ConditionType: string(gardencorev1beta1.ShootSystemComponentsHealthy),

@@ -23,30 +23,20 @@ import (
 // own shoot client, which reads the shoot access secret from the seed's API server twice (gardener-internal, then
 // gardener) and opens a new TLS connection to the shoot's API server. On a seed with 500 pools that was 4 Secret
 // GETs, 2 node LISTs and 2 handshakes per pool and period (BENCHMARKS.md, "Seed scale"). shootReads shares the
-// pool's reads between the checks of a round, and keeps each shoot's client (and its connections) for as long as
-// the shoot access secret it was built from is unchanged: one read of that secret per round instead of a client.
+// pool's reads between the checks of a round, and takes each shoot's client from the process's shootclient.Cache
+// (kept with its connections while the access secret is unchanged): one read of that secret per round.
 
 // shareWindow is how long one read of a pool answers the checks of that pool: long enough for the checks of one
 // round (started together), far shorter than the period, so every round reads the shoot afresh.
 const shareWindow = 5 * time.Second
 
-// idleClient is how long a shoot's client is kept without a check asking for it (a shoot gone from the seed).
-const idleClient = 10 * time.Minute
-
-// shootReads builds shoot clients and reads pools for the health checks, sharing both between the checks of a
-// round. Its maps hold one entry per shoot and per pool at most; entries past their time are swept on the way.
+// shootReads reads pools for the health checks, sharing each read between the checks of a round. Its map holds one entry per pool at most; entries past their time are swept on the way.
 type shootReads struct {
-	seed client.Client
+	seed   client.Client
+	shoots *shootclient.Cache
 
-	mu      sync.Mutex
-	clients map[string]cachedClient // by shoot namespace
-	pools   map[types.NamespacedName]*poolRead
-}
-
-type cachedClient struct {
-	client  client.Reader
-	secret  string // shootclient.AccessSecretVersion it was built from
-	lastUse time.Time
+	mu    sync.Mutex
+	pools map[types.NamespacedName]*poolRead
 }
 
 // poolRead is one read of a pool, shared by the checks that ask while it runs or within shareWindow after it.
@@ -60,8 +50,8 @@ type poolRead struct {
 	err   error
 }
 
-func newShootReads(seed client.Client) *shootReads {
-	return &shootReads{seed: seed, clients: map[string]cachedClient{}, pools: map[types.NamespacedName]*poolRead{}}
+func newShootReads(seed client.Client, shoots *shootclient.Cache) *shootReads {
+	return &shootReads{seed: seed, shoots: shoots, pools: map[types.NamespacedName]*poolRead{}}
 }
 
 // readPool reads the nodes of the ContainerRuntime key's pool and, when there are any, the pool's install-mode
@@ -125,49 +115,13 @@ func (s *shootReads) read(ctx context.Context, key types.NamespacedName) (string
 }
 
 // withShoot runs f with the client of the shoot in namespace, the one kept while the shoot access secret is the
-// same (a token rotation or a new CA changes it), else a new one. A secret gone makes it an error, as without
-// the cache: a shoot without access gets its conditions Unknown.
+// same (shootclient.Cache). A secret gone makes it an error: a shoot without access gets its conditions Unknown.
 func (s *shootReads) withShoot(ctx context.Context, namespace string, f func(client.Reader) error) error {
-	shoot, err := s.client(ctx, namespace)
+	shoot, err := s.shoots.Client(ctx, namespace)
 	if err != nil {
 		return err
 	}
 	return f(shoot)
-}
-
-func (s *shootReads) client(ctx context.Context, namespace string) (client.Reader, error) {
-	version, err := shootclient.AccessSecretVersion(ctx, s.seed, namespace)
-	now := time.Now()
-	s.mu.Lock()
-	for ns, c := range s.clients {
-		if now.Sub(c.lastUse) > idleClient {
-			delete(s.clients, ns)
-		}
-	}
-	c, ok := s.clients[namespace]
-	if err != nil {
-		delete(s.clients, namespace)
-	} else if ok && c.secret == version {
-		c.lastUse = now
-		s.clients[namespace] = c
-	}
-	s.mu.Unlock()
-	if err != nil {
-		return nil, err
-	}
-	if ok && c.secret == version {
-		return c.client, nil
-	}
-	// Built outside the lock: building reads the seed and must not hold up the checks of other shoots. Two checks
-	// racing here build two clients and the later one is kept.
-	shoot, err := shootclient.New(ctx, s.seed, namespace)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	s.clients[namespace] = cachedClient{client: shoot, secret: version, lastUse: now}
-	s.mu.Unlock()
-	return shoot, nil
 }
 
 func isDone(r *poolRead) bool {
