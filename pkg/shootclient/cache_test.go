@@ -13,6 +13,7 @@ import (
 	kubescheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 )
 
 // A kubeconfig as gardenlet writes into the gardener secret: a token, a server. The client built from it is never
@@ -47,6 +48,7 @@ func TestCacheKeepsOneClientPerSecretVersion(t *testing.T) {
 	secret := accessSecret("shoot--a--one", "gardener")
 	seed := fake.NewClientBuilder().WithScheme(kubescheme.Scheme).WithObjects(secret, accessSecret("shoot--a--two", "gardener-internal")).Build()
 	c := NewCache(seed)
+	c.recheck = 0 // every call reads the secret: what this test judges is what a read finds
 
 	first, err := c.Client(ctx, "shoot--a--one")
 	if err != nil {
@@ -95,5 +97,41 @@ func TestCacheKeepsOneClientPerSecretVersion(t *testing.T) {
 	c.mu.Unlock()
 	if kept {
 		t.Errorf("the client of a shoot whose access secret is gone is still kept")
+	}
+}
+
+// The checks of a shoot's pools in one round ask within moments of each other: one Secret GET answers them all.
+func TestCacheReadsTheSecretOncePerRecheck(t *testing.T) {
+	ctx := context.Background()
+	gets := 0
+	seed := fake.NewClientBuilder().WithScheme(kubescheme.Scheme).WithObjects(accessSecret("shoot--a--one", "gardener-internal")).
+		WithInterceptorFuncs(interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			gets++
+			return c.Get(ctx, key, obj, opts...)
+		}}).Build()
+	c := NewCache(seed)
+	first, err := c.Client(ctx, "shoot--a--one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	afterFirst := gets // the version, then New's own read
+	for range 4 {
+		kept, err := c.Client(ctx, "shoot--a--one")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kept != first {
+			t.Fatalf("a second client within %s of the first", SecretRecheck)
+		}
+	}
+	if gets != afterFirst {
+		t.Errorf("4 more calls within %s read the seed %d more times, want 0", SecretRecheck, gets-afterFirst)
+	}
+	c.recheck = 0
+	if _, err := c.Client(ctx, "shoot--a--one"); err != nil {
+		t.Fatal(err)
+	}
+	if gets != afterFirst+1 {
+		t.Errorf("a call after the recheck time read the seed %d times, want 1 (the secret's version)", gets-afterFirst)
 	}
 }

@@ -159,3 +159,14 @@ func ShootAccessSecret(namespace string, kubeconfig []byte) *corev1.Secret {
 		Data:       map[string][]byte{"kubeconfig": kubeconfig},
 	}
 }
+
+// ShootAccessSecrets are the two access secrets gardenlet keeps in every shoot namespace on the seed (Gardener's
+// pkg/component/gardener/access deploys both): "gardener" with the shoot API server's external address and
+// "gardener-internal" with its in-cluster one, which the extension library's shoot client prefers. In the tests
+// both hold kubeconfig. A fixture with only "gardener" makes every shoot client cost a second Secret GET that a
+// seed does not see.
+func ShootAccessSecrets(namespace string, kubeconfig []byte) []*corev1.Secret {
+	internal := ShootAccessSecret(namespace, kubeconfig)
+	internal.Name = v1beta1constants.SecretNameGardenerInternal
+	return []*corev1.Secret{ShootAccessSecret(namespace, kubeconfig), internal}
+}

@@ -343,7 +343,12 @@ func (r *run) once() result {
 		if err := r.c.Create(ctx, Cluster(ns, fmt.Sprintf("s%02d", s), r.pools(s))); err != nil {
 			return err
 		}
-		return r.c.Create(ctx, gardenerfixtures.ShootAccessSecret(ns, shootKubeconfig))
+		for _, secret := range gardenerfixtures.ShootAccessSecrets(ns, shootKubeconfig) {
+			if err := r.c.Create(ctx, secret); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	defer r.cleanup()
 	ports := make([]int, 3)
@@ -358,6 +363,9 @@ func (r *run) once() result {
 		pprofPort = ports[2]
 	}
 	env := []string{"LEADER_ELECTION_NAMESPACE=" + envtest.ExtensionNamespace, "HOME=" + os.Getenv("HOME"), "PATH=" + os.Getenv("PATH")}
+	if gogc := os.Getenv("GOGC"); gogc != "" {
+		env = append(env, "GOGC="+gogc) // the garbage collector's target, to weigh CPU against RSS (both controllers)
+	}
 	logPath := filepath.Join(r.cp.Dir, user+".log")
 	if err := evictFromPageCache(r.binary); err != nil {
 		b.Fatal(err)
