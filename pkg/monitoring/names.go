@@ -22,6 +22,16 @@ const (
 	MetricsPortName = "metrics"
 	// InstallationPodPrefix starts the name of every installation pod (DaemonSet gvisor-installation-<pool>).
 	InstallationPodPrefix = "gvisor-installation-"
+	// NodeScrapeConfigName is the OperatingSystemConfig mode's ScrapeConfig (NodeScrapeConfig): "<prometheus>-<component>-nodes".
+	NodeScrapeConfigName = ObjectName + "-nodes"
+	// NodeMetricsPort is the node port the OperatingSystemConfig mode's metric-server unit listens on
+	// (render.MetricServerPort; a test keeps the two equal).
+	NodeMetricsPort = 9474
+	// GVisorNodeLabel is the label Gardener puts on every node of a worker pool with gVisor among its container
+	// runtimes (containerruntime.worker.gardener.cloud/<type>: "true").
+	GVisorNodeLabel = "containerruntime.worker.gardener.cloud/gvisor"
+	// PoolNodeLabel is Gardener's label naming a node's worker pool.
+	PoolNodeLabel = "worker.gardener.cloud/pool"
 	// accessSecretName is the token secret the shoot Prometheus uses for the shoot's API server
 	// (Gardener: prometheus/shoot.AccessSecretName).
 	accessSecretName = "shoot-access-prometheus-shoot"

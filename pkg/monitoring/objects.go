@@ -5,11 +5,16 @@ package monitoring
 
 import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 )
 
-// ShootObjects are the monitoring objects of the shoot whose namespace on the seed is namespace, in a fixed order:
-// the ScrapeConfig, the PrometheusRule, the dashboard ConfigMap.
-func ShootObjects(namespace string) ([]client.Object, error) {
+// ShootObjects are the monitoring objects of the shoot whose namespace on the seed is namespace, for a landscape
+// delivering gVisor in mode, in a fixed order: the ScrapeConfig of the installation pods, the PrometheusRule, the
+// dashboard ConfigMap and, in the OperatingSystemConfig mode, the ScrapeConfig of the nodes' metric-server units.
+// That mode keeps the pods' scrape: while a landscape switches, the pools not handed over yet still have their
+// installation pods (docs/delivery-modes.md).
+func ShootObjects(namespace string, mode delivery.Mode) ([]client.Object, error) {
 	rule, err := PrometheusRule(namespace)
 	if err != nil {
 		return nil, err
@@ -18,5 +23,18 @@ func ShootObjects(namespace string) ([]client.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []client.Object{ScrapeConfig(namespace), rule, dashboards}, nil
+	objs := []client.Object{ScrapeConfig(namespace), rule, dashboards}
+	if mode == delivery.OperatingSystemConfig {
+		objs = append(objs, NodeScrapeConfig(namespace))
+	}
+	return objs, nil
+}
+
+// OtherModesObjects are the monitoring objects a shoot has in another delivery mode than mode and not in mode
+// (the nodes' ScrapeConfig, for the DaemonSet mode): what a switch back to that mode leaves to remove.
+func OtherModesObjects(namespace string, mode delivery.Mode) []client.Object {
+	if mode == delivery.OperatingSystemConfig {
+		return nil
+	}
+	return []client.Object{NodeScrapeConfig(namespace)}
 }

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/monitoring"
 )
 
@@ -29,7 +30,11 @@ func (a *Actuator) deployShootMonitoring(ctx context.Context, namespace string) 
 	if !a.settings.ShootMonitoring {
 		return nil
 	}
-	objs, err := monitoring.ShootObjects(namespace)
+	mode, err := delivery.Parse(string(a.settings.Render.DeliveryMode))
+	if err != nil {
+		return fmt.Errorf("operator setting DeliveryMode: %w", err)
+	}
+	objs, err := monitoring.ShootObjects(namespace, mode)
 	if err != nil {
 		return fmt.Errorf("building the shoot's monitoring objects: %w", err)
 	}
@@ -41,7 +46,8 @@ func (a *Actuator) deployShootMonitoring(ctx context.Context, namespace string) 
 			return fmt.Errorf("deploying %s %s/%s for the shoot's monitoring%s: %w", kindOf(want), namespace, want.GetName(), noCRDHint(err), err)
 		}
 	}
-	return nil
+	// After a switch of the landscape's delivery mode: the other mode's scrape would only find targets down.
+	return a.deleteIfPresent(ctx, monitoring.OtherModesObjects(namespace, mode))
 }
 
 // applyIfChanged creates want, or updates the object of its name when its labels (those want sets) or its content
@@ -120,11 +126,21 @@ func (a *Actuator) deleteShootMonitoring(ctx context.Context, namespace string) 
 	if !a.settings.ShootMonitoring {
 		return nil
 	}
-	objs, err := monitoring.ShootObjects(namespace)
+	mode, err := delivery.Parse(string(a.settings.Render.DeliveryMode))
+	if err != nil {
+		return fmt.Errorf("operator setting DeliveryMode: %w", err)
+	}
+	objs, err := monitoring.ShootObjects(namespace, mode)
 	if err != nil {
 		return fmt.Errorf("building the shoot's monitoring objects: %w", err)
 	}
+	return a.deleteIfPresent(ctx, append(objs, monitoring.OtherModesObjects(namespace, mode)...))
+}
+
+// deleteIfPresent deletes each of objs that exists, read live first.
+func (a *Actuator) deleteIfPresent(ctx context.Context, objs []client.Object) error {
 	for _, o := range objs {
+		namespace := o.GetNamespace()
 		kind := kindOf(o)
 		if err := a.apiReader.Get(ctx, client.ObjectKeyFromObject(o), o); err != nil {
 			if apierrors.IsNotFound(err) {

@@ -22,6 +22,7 @@ import (
 	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/monitoring"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
@@ -60,10 +61,15 @@ func TestShootMonitoringLifecycle(t *testing.T) {
 	for _, pool := range []string{"pool-a", "pool-b"} {
 		waitSucceeded(t, c, ns, pool, time.Time{})
 	}
-	want, err := monitoring.ShootObjects(ns)
+	want, err := monitoring.ShootObjects(ns, delivery.DaemonSet)
 	testutil.Must(t, err)
 	for _, w := range want {
 		assertStored(t, c, w)
+	}
+	for _, o := range monitoring.OtherModesObjects(ns, delivery.DaemonSet) {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(o), o.DeepCopyObject().(client.Object)); !apierrors.IsNotFound(err) {
+			t.Errorf("%s %s of the OperatingSystemConfig mode deployed in the DaemonSet mode (err %v)", kind(o), o.GetName(), err)
+		}
 	}
 
 	mark := auditMark(t, s)

@@ -14,12 +14,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/monitoring"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
 // TestCRDSchemasRefuseUnknownFields: the API server with prometheus-operator's CRDs really judges these objects:
-// with strict field validation it accepts pkg/monitoring's ScrapeConfig and PrometheusRule (dry run), and refuses
+// with strict field validation it accepts pkg/monitoring's ScrapeConfigs (of the pods, and of the nodes in the
+// OperatingSystemConfig mode) and PrometheusRule (dry run), and refuses
 // the same objects with one unknown field, naming it, and with a wrong type. So the acceptance in
 // TestShootMonitoringLifecycle means something.
 func TestCRDSchemasRefuseUnknownFields(t *testing.T) {
@@ -28,9 +30,12 @@ func TestCRDSchemasRefuseUnknownFields(t *testing.T) {
 	ctx := context.Background()
 	ns := "strict-monitoring"
 	testutil.Must(t, client.IgnoreAlreadyExists(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})))
-	objs, err := monitoring.ShootObjects(ns)
+	objs, err := monitoring.ShootObjects(ns, delivery.OperatingSystemConfig) // every prometheus-operator object of both modes
 	testutil.Must(t, err)
-	for _, o := range objs[:2] {
+	for _, o := range objs {
+		if _, dashboards := o.(*corev1.ConfigMap); dashboards {
+			continue
+		}
 		u := toUnstructured(t, o)
 		if err := c.Create(ctx, u.DeepCopy(), client.DryRunAll); err != nil {
 			t.Fatalf("%s refused under its CRD's schema: %v", kind(o), err)
