@@ -56,6 +56,8 @@ const (
 	// pprofEnv is a folder: ours then runs with --pprof-bind-address and its heap profile (after all pools are
 	// reconciled and the steady phase) is written there.
 	pprofEnv = "GVISOR_SEEDBENCH_PPROF_DIR"
+	// pprofSecondsEnv is how long each CPU profile (create, delete) runs from the phase's start; default 20.
+	pprofSecondsEnv = "GVISOR_SEEDBENCH_PPROF_SECONDS"
 	// steadyEnv is how long all pools stay reconciled before deletion (health checks run meanwhile); default 40s,
 	// longer than both controllers' 30 s health-check period.
 	steadyEnv = "GVISOR_SEEDBENCH_STEADY"
@@ -449,15 +451,19 @@ func (r *run) once() result {
 	return res
 }
 
-// cpuProfile fetches, in the background, a CPU profile of the next 20 s of the phase (pprof's handler answers when
-// they are over) into pprofDir; nothing without pprofPort.
+// cpuProfile fetches, in the background, a CPU profile of the next 20 s (pprofSecondsEnv) of the phase (pprof's
+// handler answers when they are over) into pprofDir; nothing without pprofPort.
 func (r *run) cpuProfile(pprofPort int, pprofDir, phase string) {
 	if pprofPort == 0 {
 		return
 	}
 	path := filepath.Join(pprofDir, fmt.Sprintf("cpu-%s-%s-pools%d.pb.gz", phase, r.label, r.size.pools()))
 	go func() {
-		if err := fetchToFile(fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/profile?seconds=20", pprofPort), path); err != nil {
+		seconds := os.Getenv(pprofSecondsEnv)
+		if seconds == "" {
+			seconds = "20"
+		}
+		if err := fetchToFile(fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/profile?seconds=%s", pprofPort, seconds), path); err != nil {
 			r.b.Logf("CPU profile: %v", err)
 		}
 	}()

@@ -27,6 +27,12 @@ type Actuator struct {
 	// deployed the uninstall at, so that the Delete passes while it rolls out do not render it again
 	// (uninstall.go: deployUninstall). Entries go once the uninstall is done or timed out.
 	uninstalls sync.Map
+	// uninstalled remembers the ContainerRuntimes (UID) whose uninstall this process saw done or timed out, so that
+	// the Delete passes after it (waiting for the removal) do not read the pool's ManagedResource again for it.
+	// Entries go when the Delete is done.
+	uninstalled sync.Map
+	// removed remembers the ManagedResources this process deleted (removed.go).
+	removed removedManagedResources
 }
 
 var _ extensionscontainerruntimecontroller.Actuator = (*Actuator)(nil)

@@ -8,10 +8,12 @@ import (
 	"fmt"
 
 	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
+	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
 )
 
 // Delete first removes gVisor from the pool's nodes (uninstall, bounded; skipped when the shoot itself is being
@@ -35,6 +37,10 @@ func (a *Actuator) Delete(ctx context.Context, log logr.Logger, cr *extensionsv1
 	if err := a.deleteAndRequeue(ctx, cr, []string{InstallationManagedResourceName(cr.Spec.WorkerPool.Name)}); err != nil {
 		return err
 	}
+	if a.shootWideRemoved(ctx, cr.Namespace) {
+		a.uninstalled.Delete(cr.UID)
+		return nil // another pass of this process removed it (and the shoot's monitoring objects) already
+	}
 	names, err := a.managedResourcesToDelete(ctx, log, cr)
 	if err != nil {
 		return err
@@ -42,7 +48,22 @@ func (a *Actuator) Delete(ctx context.Context, log logr.Logger, cr *extensionsv1
 	if err := a.deleteShootMonitoringWith(ctx, cr.Namespace, names); err != nil {
 		return err
 	}
-	return a.deleteAndRequeue(ctx, cr, names[1:])
+	if err := a.deleteAndRequeue(ctx, cr, names[1:]); err != nil {
+		return err
+	}
+	a.uninstalled.Delete(cr.UID)
+	return nil
+}
+
+// shootWideRemoved: this process deleted the shoot-wide ManagedResource of namespace and the cache no longer has it
+// (removed.go), so a deleting pool need not list the namespace's ContainerRuntimes to decide about it. A pool
+// reconciled meanwhile deploys it again, which forgets the removal.
+func (a *Actuator) shootWideRemoved(ctx context.Context, namespace string) bool {
+	if !a.removed.has(namespace, ManagedResourceName) {
+		return false
+	}
+	err := a.client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ManagedResourceName}, &resourcesv1alpha1.ManagedResource{})
+	return apierrors.IsNotFound(err)
 }
 
 // ForceDelete deletes the same ManagedResources as Delete without waiting. keepObjects is set first: the shoot

@@ -52,12 +52,14 @@ func (a *Actuator) deleteAndRequeue(ctx context.Context, cr *extensionsv1alpha1.
 		if err != nil {
 			return err
 		}
-		if !exists || mr.DeletionTimestamp == nil {
+		if (!exists && !a.removed.has(cr.Namespace, name)) || (exists && mr.DeletionTimestamp == nil) {
 			// Not found: its Secrets may still be there (a Delete interrupted between the two), DeleteForShoot
-			// removes them too. Already deleting: nothing to write again on every requeue.
+			// removes them too, unless this process deleted them already (removed.go). Already deleting: nothing
+			// to write again on every requeue.
 			if err := managedresources.DeleteForShoot(ctx, a.client, cr.Namespace, name); err != nil {
 				return fmt.Errorf("deleting ManagedResource %s/%s: %w", cr.Namespace, name, err)
 			}
+			a.removed.add(cr.Namespace, name)
 		}
 		if !exists {
 			continue
@@ -97,17 +99,23 @@ func (a *Actuator) deleteAndRequeue(ctx context.Context, cr *extensionsv1alpha1.
 	return nil
 }
 
-// readForDeletion reads ManagedResource name: from the cache while it is being deleted there (a deletion is not
-// undone, and the ManagedResource's removal is an event of that cache that wakes the Delete), else from the API
-// server, because the cache may not have seen it yet, and a ManagedResource missed there would not be deleted.
+// readForDeletion reads ManagedResource name from the cache where that is enough to act on: it is there (it
+// exists, and deleting it, or waiting for its removal, which is an event of that cache that wakes the Delete, is
+// right whatever its cached state), or it is missing there after this process deleted it (removed.go: gone).
+// Otherwise from the API server, because the cache may not have seen it yet, and a ManagedResource missed there
+// would not be deleted.
 func (a *Actuator) readForDeletion(ctx context.Context, namespace, name string) (*resourcesv1alpha1.ManagedResource, bool, error) {
 	key := client.ObjectKey{Namespace: namespace, Name: name}
 	mr := &resourcesv1alpha1.ManagedResource{}
-	if err := a.client.Get(ctx, key, mr); err == nil && mr.DeletionTimestamp != nil {
+	err := a.client.Get(ctx, key, mr)
+	switch {
+	case err == nil:
 		return mr, true, nil
+	case apierrors.IsNotFound(err) && a.removed.has(namespace, name):
+		return nil, false, nil
 	}
 	mr = &resourcesv1alpha1.ManagedResource{}
-	err := a.apiReader.Get(ctx, key, mr)
+	err = a.apiReader.Get(ctx, key, mr)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return nil, false, fmt.Errorf("reading ManagedResource %s/%s: %w", namespace, name, err)
 	}

@@ -49,6 +49,9 @@ func skipUninstall(cluster *extensionscontroller.Cluster) string {
 // The wait is bounded by uninstallTimeout, counted from cr's deletion timestamp (so requeues do not extend it).
 // After it, the removal proceeds with a warning: nodes whose uninstall did not finish keep runsc registered.
 func (a *Actuator) uninstall(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, cluster *extensionscontroller.Cluster) error {
+	if _, done := a.uninstalled.Load(cr.UID); done {
+		return nil // an earlier pass of this process saw it done (or timed out); the removal is under way
+	}
 	name := InstallationManagedResourceName(cr.Spec.WorkerPool.Name)
 	before, err := a.readForUninstall(ctx, cr, name)
 	if err != nil {
@@ -70,6 +73,7 @@ func (a *Actuator) uninstall(ctx context.Context, log logr.Logger, cr *extension
 	if !time.Now().Before(deadline) {
 		a.warnUninstallTimeout(log, cr, before)
 		a.uninstalls.Delete(cr.UID)
+		a.uninstalled.Store(cr.UID, struct{}{})
 		return nil
 	}
 	mr, justHanded, err := a.deployUninstall(ctx, log, cr, cluster, before)
@@ -102,6 +106,7 @@ func (a *Actuator) uninstall(ctx context.Context, log logr.Logger, cr *extension
 		return &reconcilerutils.RequeueAfterError{Cause: cause, RequeueAfter: requeue}
 	}
 	a.uninstalls.Delete(cr.UID)
+	a.uninstalled.Store(cr.UID, struct{}{})
 	log.Info("gVisor removed from every node of the pool", "managedResource", name)
 	return nil
 }
@@ -109,14 +114,17 @@ func (a *Actuator) uninstall(ctx context.Context, log logr.Logger, cr *extension
 // readForUninstall reads the pool's ManagedResource name from the cache where that is enough to decide, else from
 // the API server. Enough: it is being deleted (that is not undone), or it is at the generation this process
 // deployed the uninstall at (a.uninstalls), whose status is then either older than gardener-resource-manager's
-// look at the uninstall (observedGeneration behind) or computed for it. Not enough: anything else, because a
-// cache that has not seen a ManagedResource applied or created yet would skip the uninstall. The events that wake
-// a waiting Delete come from the same cache, so the passes while the uninstall rolls out read nothing live.
+// look at the uninstall (observedGeneration behind) or computed for it, or gardener-resource-manager has applied it
+// (observedGeneration set: a cache can be behind, but not ahead, so it was applied, and the uninstall is due). Not
+// enough: missing or never applied, because a cache that has not seen a ManagedResource created or applied yet
+// would skip the uninstall. The events that wake a waiting Delete come from the same cache, so the passes while the
+// uninstall rolls out read nothing live.
 func (a *Actuator) readForUninstall(ctx context.Context, cr *extensionsv1alpha1.ContainerRuntime, name string) (*resourcesv1alpha1.ManagedResource, error) {
 	key := client.ObjectKey{Namespace: cr.Namespace, Name: name}
 	cached := &resourcesv1alpha1.ManagedResource{}
 	if err := a.client.Get(ctx, key, cached); err == nil {
-		if gen, ok := a.uninstalls.Load(cr.UID); cached.DeletionTimestamp != nil || (ok && gen == cached.Generation) {
+		gen, ok := a.uninstalls.Load(cr.UID)
+		if cached.DeletionTimestamp != nil || (ok && gen == cached.Generation) || cached.Status.ObservedGeneration > 0 {
 			return cached, nil
 		}
 	}
@@ -148,13 +156,14 @@ func (a *Actuator) deployUninstall(ctx context.Context, log logr.Logger, cr *ext
 			return nil, false, err
 		}
 	}
-	if err := a.deployForShoot(ctx, before.Namespace, before.Name, pool.Installation.Files()); err != nil {
+	// The API server's answer to the write, not the cache: the cache may not have this process's own write yet,
+	// and its old status would look done.
+	mr, err := a.deployForShootWritten(ctx, before.Namespace, before.Name, pool.Installation.Files())
+	if err != nil {
 		return nil, false, fmt.Errorf("deploying the uninstall: %w", err)
 	}
-	// A live read: the cache may not have this process's own write yet, and its old status would look done.
-	mr := &resourcesv1alpha1.ManagedResource{}
-	if err := a.apiReader.Get(ctx, client.ObjectKeyFromObject(before), mr); err != nil {
-		return nil, false, fmt.Errorf("reading ManagedResource %s/%s: %w", before.Namespace, before.Name, err)
+	if mr == nil {
+		mr = before // the uninstall was there already (an earlier process deployed it)
 	}
 	a.uninstalls.Store(cr.UID, mr.Generation)
 	return mr, mr.Generation != before.Generation, nil
