@@ -9,7 +9,6 @@ import (
 
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	monitoringv1alpha1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1alpha1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -26,11 +25,7 @@ import (
 // the DaemonSet mode's and multiply the series' labels) and, like Gardener's scrapes of in-shoot components, it does
 // not verify the API server's certificate (an extension has no stable name for the shoot's CA bundle secret).
 func NodeScrapeConfig(namespace string) *monitoringv1alpha1.ScrapeConfig {
-	token := &monitoringv1.SafeAuthorization{Credentials: &corev1.SecretKeySelector{
-		LocalObjectReference: corev1.LocalObjectReference{Name: accessSecretName},
-		Key:                  "token",
-	}}
-	insecure := &monitoringv1.SafeTLSConfig{InsecureSkipVerify: ptr(true)}
+	token, insecure := shootAccess()
 	spec := monitoringv1alpha1.ScrapeConfigSpec{
 		HonorLabels:   ptr(false),
 		Scheme:        ptr(monitoringv1.SchemeHTTPS),
@@ -55,19 +50,9 @@ func NodeScrapeConfig(namespace string) *monitoringv1alpha1.ScrapeConfig {
 				Replacement: ptr("/api/v1/nodes/${1}:" + strconv.Itoa(NodeMetricsPort) + "/proxy/metrics")},
 			{TargetLabel: "type", Replacement: ptr("shoot")},
 		},
-		MetricRelabelConfigs: []monitoringv1.RelabelConfig{{
-			SourceLabels: []monitoringv1.LabelName{"__name__"},
-			Action:       "keep",
-			Regex:        `^(` + strings.Join(ScrapedMetrics, "|") + `)$`,
-		}},
+		MetricRelabelConfigs: keepScrapedMetrics(),
 	}
-	defaultActions(spec.RelabelConfigs)
-	defaultActions(spec.MetricRelabelConfigs)
-	return &monitoringv1alpha1.ScrapeConfig{
-		TypeMeta:   metav1.TypeMeta{APIVersion: monitoringv1alpha1.SchemeGroupVersion.String(), Kind: monitoringv1alpha1.ScrapeConfigsKind},
-		ObjectMeta: objectMeta(NodeScrapeConfigName, namespace, map[string]string{"prometheus": ShootPrometheus}),
-		Spec:       spec,
-	}
+	return shootScrapeConfig(NodeScrapeConfigName, namespace, spec)
 }
 
 // nodeLabel is the service discovery's meta label of a node label: every character outside [a-zA-Z0-9_] becomes _.

@@ -35,25 +35,45 @@ func ScrapeConfig(namespace string) *monitoringv1alpha1.ScrapeConfig {
 			TargetLabel:  "pool",
 		},
 	)
+	return shootScrapeConfig(ObjectName, namespace, spec)
+}
+
+// shootScrapeConfig is the ScrapeConfig name for the shoot Prometheus in namespace, with the CRD's default
+// relabeling action written out (defaultActions).
+func shootScrapeConfig(name, namespace string, spec monitoringv1alpha1.ScrapeConfigSpec) *monitoringv1alpha1.ScrapeConfig {
 	defaultActions(spec.RelabelConfigs)
 	defaultActions(spec.MetricRelabelConfigs)
 	return &monitoringv1alpha1.ScrapeConfig{
 		TypeMeta:   metav1.TypeMeta{APIVersion: monitoringv1alpha1.SchemeGroupVersion.String(), Kind: monitoringv1alpha1.ScrapeConfigsKind},
-		ObjectMeta: objectMeta(ObjectName, namespace, map[string]string{"prometheus": ShootPrometheus}),
+		ObjectMeta: objectMeta(name, namespace, map[string]string{"prometheus": ShootPrometheus}),
 		Spec:       spec,
 	}
+}
+
+// shootAccess is how the shoot Prometheus authenticates at the shoot's API server (its token) and how it does not
+// verify it (Gardener's choice for in-shoot targets: the shoot Prometheus does not get the shoot's CA bundle here).
+func shootAccess() (*monitoringv1.SafeAuthorization, *monitoringv1.SafeTLSConfig) {
+	return &monitoringv1.SafeAuthorization{Credentials: &corev1.SecretKeySelector{
+			LocalObjectReference: corev1.LocalObjectReference{Name: accessSecretName},
+			Key:                  "token",
+		}},
+		&monitoringv1.SafeTLSConfig{InsecureSkipVerify: ptr(true)}
+}
+
+// keepScrapedMetrics keeps only ScrapedMetrics of a scrape.
+func keepScrapedMetrics() []monitoringv1.RelabelConfig {
+	return []monitoringv1.RelabelConfig{{
+		SourceLabels: []monitoringv1.LabelName{"__name__"},
+		Action:       "keep",
+		Regex:        `^(` + strings.Join(ScrapedMetrics, "|") + `)$`,
+	}}
 }
 
 // clusterComponentScrapeConfigSpec is Gardener's ClusterComponentScrapeConfigSpec(ScrapeJob, {Role: pod,
 // PodNamePrefix: InstallationPodPrefix, ContainerName: ".+", ContainerPortName: MetricsPortName}, ScrapedMetrics...):
 // any container of the pod may carry the port (the node's metric server is one container of the installation pod).
 func clusterComponentScrapeConfigSpec() monitoringv1alpha1.ScrapeConfigSpec {
-	token := &monitoringv1.SafeAuthorization{Credentials: &corev1.SecretKeySelector{
-		LocalObjectReference: corev1.LocalObjectReference{Name: accessSecretName},
-		Key:                  "token",
-	}}
-	// Gardener's choice too: the shoot Prometheus does not get the shoot's CA bundle for these scrapes.
-	insecure := &monitoringv1.SafeTLSConfig{InsecureSkipVerify: ptr(true)}
+	token, insecure := shootAccess()
 	return monitoringv1alpha1.ScrapeConfigSpec{
 		HonorLabels:   ptr(false),
 		Scheme:        ptr(monitoringv1.SchemeHTTPS),
@@ -80,11 +100,7 @@ func clusterComponentScrapeConfigSpec() monitoringv1alpha1.ScrapeConfigSpec {
 				Regex: `(.+);(.+)`, TargetLabel: "__metrics_path__",
 				Replacement: ptr("/api/v1/namespaces/" + metav1.NamespaceSystem + "/pods/${1}:${2}/proxy/metrics")},
 		},
-		MetricRelabelConfigs: []monitoringv1.RelabelConfig{{
-			SourceLabels: []monitoringv1.LabelName{"__name__"},
-			Action:       "keep",
-			Regex:        `^(` + strings.Join(ScrapedMetrics, "|") + `)$`,
-		}},
+		MetricRelabelConfigs: keepScrapedMetrics(),
 	}
 }
 
