@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/monitoring"
 )
 
 // TestRBAC compares the complete rendered permissions, so widening them is always a deliberate change
@@ -28,8 +30,11 @@ func TestRBAC(t *testing.T) {
 		{APIGroups: []string{"resources.gardener.cloud"}, Resources: []string{"managedresources"}, Verbs: rw},
 		{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "create", "update", "patch", "delete"}},
 		{APIGroups: []string{"monitoring.coreos.com"}, Resources: []string{"scrapeconfigs", "prometheusrules"}, Verbs: []string{"create"}},
-		{APIGroups: []string{"monitoring.coreos.com"}, Resources: []string{"scrapeconfigs", "prometheusrules"},
-			ResourceNames: []string{"shoot-runtime-gvisor"}, Verbs: []string{"get", "update", "delete"}},
+		// The names pkg/monitoring builds (both delivery modes' ScrapeConfigs: a switch back deletes the nodes' one).
+		{APIGroups: []string{"monitoring.coreos.com"}, Resources: []string{"scrapeconfigs"},
+			ResourceNames: []string{monitoring.ObjectName, monitoring.NodeScrapeConfigName}, Verbs: []string{"get", "update", "delete"}},
+		{APIGroups: []string{"monitoring.coreos.com"}, Resources: []string{"prometheusrules"},
+			ResourceNames: []string{monitoring.ObjectName}, Verbs: []string{"get", "update", "delete"}},
 		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create"}},
 		{APIGroups: []string{""}, Resources: []string{"configmaps"},
 			ResourceNames: []string{"extension-runtime-gvisor-dashboards"}, Verbs: []string{"get", "update", "delete"}},
