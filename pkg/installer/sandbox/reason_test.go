@@ -11,6 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	grpccodes "google.golang.org/grpc/codes"
+	grpcstatus "google.golang.org/grpc/status"
 )
 
 // TestDecisiveLine: the line picked from real panic logs of `runsc boot` (testdata, captured from this repo's
@@ -89,5 +92,30 @@ func write(t *testing.T, path, data string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDeadlineHit: gRPC's own timer for the context's deadline can end the call a moment before the context says
+// so; its DeadlineExceeded is the proof's deadline too (seen: the kvm-unusable proof on containerd 2.4 in CI).
+func TestDeadlineHit(t *testing.T) {
+	live := context.Background()
+	expired, cancel := context.WithTimeout(context.Background(), 0)
+	defer cancel()
+	<-expired.Done()
+	grpcDeadline := grpcstatus.Error(grpccodes.DeadlineExceeded, "stream terminated by RST_STREAM with error code: CANCEL")
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want bool
+	}{
+		{"gRPC's deadline before the context's", live, grpcDeadline, true},
+		{"the context's deadline", expired, errors.New("rpc error: code = Canceled"), true},
+		{"another gRPC error", live, grpcstatus.Error(grpccodes.Unknown, "failed to create shim task"), false},
+		{"a plain error", live, errors.New("EOF"), false},
+	} {
+		if got := deadlineHit(c.ctx, c.err); got != c.want {
+			t.Errorf("%s: deadlineHit = %v, want %v", c.name, got, c.want)
+		}
 	}
 }

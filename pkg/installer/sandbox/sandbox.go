@@ -33,6 +33,8 @@ import (
 	"fmt"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
@@ -193,13 +195,19 @@ func (c CRI) attempt(ctx context.Context, rs runtimeapi.RuntimeServiceClient, pa
 	return stopped, err
 }
 
+// deadlineHit: the call ended because the proof's deadline passed. gRPC ends the call on its own timer for the
+// context's deadline, which can fire a moment before the context reports it, so its DeadlineExceeded counts too.
+func deadlineHit(ctx context.Context, err error) bool {
+	return errors.Is(ctx.Err(), context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded
+}
+
 // once runs one sandbox. stopped reports a sandbox that started but was no longer running at the check (something
 // else stopped it; the kubelet's housekeeping may stop pods it does not know).
 func (c CRI) once(ctx context.Context, rs runtimeapi.RuntimeServiceClient, cfg *runtimeapi.PodSandboxConfig, proof *Proof) (stopped bool, err error) {
 	t0 := time.Now()
 	run, err := rs.RunPodSandbox(ctx, &runtimeapi.RunPodSandboxRequest{Config: cfg, RuntimeHandler: c.Handler})
 	if err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		if deadlineHit(ctx, err) {
 			// A sandbox that hangs at boot (seen: `runsc boot` spinning on a nested VM's KVM) gives containerd
 			// nothing to report; say what happened and for how long, not only gRPC's "deadline exceeded".
 			return false, fmt.Errorf("starting a pod sandbox with runtime handler %q over %s: %w after %s: %w",
