@@ -30,13 +30,9 @@ func (a *Actuator) deployShootMonitoring(ctx context.Context, namespace string) 
 	if !a.settings.ShootMonitoring {
 		return nil
 	}
-	mode, err := delivery.Parse(string(a.settings.Render.DeliveryMode))
+	objs, stale, err := a.shootMonitoringObjects(namespace)
 	if err != nil {
-		return fmt.Errorf("operator setting DeliveryMode: %w", err)
-	}
-	objs, err := monitoring.ShootObjects(namespace, mode)
-	if err != nil {
-		return fmt.Errorf("building the shoot's monitoring objects: %w", err)
+		return err
 	}
 	strict := client.WithFieldValidation(a.client, metav1.FieldValidationStrict)
 	for _, want := range objs {
@@ -47,7 +43,20 @@ func (a *Actuator) deployShootMonitoring(ctx context.Context, namespace string) 
 		}
 	}
 	// After a switch of the landscape's delivery mode: the other mode's scrape would only find targets down.
-	return a.deleteIfPresent(ctx, monitoring.OtherModesObjects(namespace, mode))
+	return a.deleteIfPresent(ctx, stale)
+}
+
+// shootMonitoringObjects are the monitoring objects of the shoot in namespace for the landscape's delivery mode,
+// and those only another mode deploys (what a switch back leaves to remove).
+func (a *Actuator) shootMonitoringObjects(namespace string) (want, stale []client.Object, err error) {
+	mode, err := delivery.Parse(string(a.settings.Render.DeliveryMode))
+	if err != nil {
+		return nil, nil, fmt.Errorf("operator setting DeliveryMode: %w", err)
+	}
+	if want, err = monitoring.ShootObjects(namespace, mode); err != nil {
+		return nil, nil, fmt.Errorf("building the shoot's monitoring objects: %w", err)
+	}
+	return want, monitoring.OtherModesObjects(namespace, mode), nil
 }
 
 // applyIfChanged creates want, or updates the object of its name when its labels (those want sets) or its content
@@ -126,15 +135,11 @@ func (a *Actuator) deleteShootMonitoring(ctx context.Context, namespace string) 
 	if !a.settings.ShootMonitoring {
 		return nil
 	}
-	mode, err := delivery.Parse(string(a.settings.Render.DeliveryMode))
+	want, stale, err := a.shootMonitoringObjects(namespace)
 	if err != nil {
-		return fmt.Errorf("operator setting DeliveryMode: %w", err)
+		return err
 	}
-	objs, err := monitoring.ShootObjects(namespace, mode)
-	if err != nil {
-		return fmt.Errorf("building the shoot's monitoring objects: %w", err)
-	}
-	return a.deleteIfPresent(ctx, append(objs, monitoring.OtherModesObjects(namespace, mode)...))
+	return a.deleteIfPresent(ctx, append(want, stale...))
 }
 
 // deleteIfPresent deletes each of objs that exists, read live first.
