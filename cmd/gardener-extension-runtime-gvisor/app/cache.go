@@ -5,13 +5,20 @@ package app
 
 import (
 	"encoding/json"
+	"fmt"
 
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
+	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
+	"github.com/gardener/gardener/pkg/utils/managedresources"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
 )
 
 // configureCache sets what the manager's informers keep of the objects they cache (Clusters, ContainerRuntimes,
@@ -24,6 +31,12 @@ import (
 //     often larger than the object's spec).
 //   - a Cluster keeps its Shoot and Seed, but its CloudProfile shrinks to apiVersion, kind, name and provider
 //     type (transformCluster).
+//   - ManagedResources are cached only when their origin label is ours or the field extension's
+//     (managedResourceSelector): a seed holds the ManagedResources of every component of every shoot, some twenty
+//     per shoot, and the controller, its health checks and its watch read only its own. Every status update
+//     gardener-resource-manager makes to another component's ManagedResource would otherwise be a watch event this
+//     process decodes and caches. A ManagedResource of our name without the label is read live where it matters
+//     (deploy.go, managedResourceWrites; deletion reads a cache miss live, requeue.go).
 func configureCache(opts *manager.Options) {
 	opts.Cache.DefaultTransform = cache.TransformStripManagedFields()
 	if opts.Cache.ByObject == nil {
@@ -32,6 +45,19 @@ func configureCache(opts *manager.Options) {
 	cluster := opts.Cache.ByObject[&extensionsv1alpha1.Cluster{}]
 	cluster.Transform = transformCluster
 	opts.Cache.ByObject[&extensionsv1alpha1.Cluster{}] = cluster
+	mr := opts.Cache.ByObject[&resourcesv1alpha1.ManagedResource{}]
+	mr.Label = managedResourceSelector()
+	opts.Cache.ByObject[&resourcesv1alpha1.ManagedResource{}] = mr
+}
+
+// managedResourceSelector selects the ManagedResources this controller reads: origin runtime-gvisor (ours) or
+// extension-runtime-gvisor (the field extension's, taken over under the same names).
+func managedResourceSelector() labels.Selector {
+	req, err := labels.NewRequirement(managedresources.LabelKeyOrigin, selection.In, []string{containerruntime.Origin, containerruntime.FieldOrigin})
+	if err != nil {
+		panic(fmt.Sprintf("building the ManagedResource cache selector: %v", err)) // constant input
+	}
+	return labels.NewSelector().Add(*req)
 }
 
 // transformCluster is the cache transform of Clusters. A Cluster holds the shoot's whole CloudProfile (on a real

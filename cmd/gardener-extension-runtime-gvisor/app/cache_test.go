@@ -10,6 +10,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -21,6 +22,7 @@ import (
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
 	gardenerextensions "github.com/gardener/gardener/pkg/extensions"
+	"github.com/gardener/gardener/pkg/utils/managedresources"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/containerruntime"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
@@ -111,8 +113,8 @@ func TestDefaultTransformKeepsWhatIsRead(t *testing.T) {
 		&coordinationv1.Lease{}: {Namespaces: map[string]cache.Config{"extension": {}}},
 	}
 	configureCache(&opts)
-	if len(opts.Cache.ByObject) != 2 {
-		t.Fatalf("ByObject has %d entries, want the Lease's and the Cluster's", len(opts.Cache.ByObject))
+	if len(opts.Cache.ByObject) != 3 {
+		t.Fatalf("ByObject has %d entries, want the Lease's, the Cluster's and the ManagedResource's", len(opts.Cache.ByObject))
 	}
 	for obj, by := range opts.Cache.ByObject {
 		switch obj.(type) {
@@ -123,6 +125,10 @@ func TestDefaultTransformKeepsWhatIsRead(t *testing.T) {
 		case *extensionsv1alpha1.Cluster:
 			if by.Transform == nil {
 				t.Error("no Cluster transform")
+			}
+		case *resourcesv1alpha1.ManagedResource:
+			if by.Label == nil || by.Transform != nil {
+				t.Errorf("the ManagedResource's cache options: %+v, want a label selector and the default transform", by)
 			}
 		}
 	}
@@ -148,6 +154,29 @@ func TestDefaultTransformKeepsWhatIsRead(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%T: got %+v, want %+v", obj, got, want)
+		}
+	}
+}
+
+// TestManagedResourceSelector: the ManagedResource cache keeps ours and the field extension's (taken over under
+// the same names), and none of the other components of a shoot namespace: gardenlet's (origin gardener), other
+// extensions' (their own origins) and one without an origin.
+func TestManagedResourceSelector(t *testing.T) {
+	sel := managedResourceSelector()
+	for _, tc := range []struct {
+		labels map[string]string
+		want   bool
+	}{
+		{map[string]string{managedresources.LabelKeyOrigin: containerruntime.Origin}, true},
+		{map[string]string{managedresources.LabelKeyOrigin: containerruntime.FieldOrigin}, true},
+		{map[string]string{managedresources.LabelKeyOrigin: containerruntime.Origin, "other": "x"}, true},
+		{map[string]string{managedresources.LabelKeyOrigin: managedresources.LabelValueGardener}, false},
+		{map[string]string{managedresources.LabelKeyOrigin: "provider-aws"}, false},
+		{map[string]string{"other": "x"}, false},
+		{nil, false},
+	} {
+		if got := sel.Matches(labels.Set(tc.labels)); got != tc.want {
+			t.Errorf("labels %v: selected %v, want %v", tc.labels, got, tc.want)
 		}
 	}
 }

@@ -31,7 +31,7 @@ func (a *Actuator) deployForShoot(ctx context.Context, namespace, name string, f
 // that read.
 func (a *Actuator) deployForShootWritten(ctx context.Context, namespace, name string, files map[string][]byte) (*resourcesv1alpha1.ManagedResource, error) {
 	a.removed.forget(namespace, name) // deployed again: a cache miss no longer means it is gone (removed.go)
-	c := &managedResourceWrites{Client: a.client}
+	c := &managedResourceWrites{Client: a.client, live: a.apiReader}
 	if err := retry.OnError(retry.DefaultBackoff, lostRace, func() error {
 		return managedresources.CreateForShoot(ctx, c, namespace, name, Origin, false, files)
 	}); err != nil {
@@ -43,14 +43,32 @@ func (a *Actuator) deployForShootWritten(ctx context.Context, namespace, name st
 // managedResourceWrites is a client that keeps the API server's answer to the last successful create or update
 // of a ManagedResource sent through it (Gardener's CreateForShoot writes with the object it read and gets the
 // answer back in it, but does not return it).
+//
+// It also reads a ManagedResource from the API server once a create of it has answered AlreadyExists: the cache
+// holds only ManagedResources labelled with our origin or the field extension's (cache.go), so one of our names
+// without that label (created by hand, or by a release of Gardener's helper that set no origin) is missing there
+// although it exists. The retry then reads it live and updates it, which sets the label, and the cache has it from
+// then on.
 type managedResourceWrites struct {
 	client.Client
 
-	written *resourcesv1alpha1.ManagedResource
+	live     client.Reader
+	readLive bool
+	written  *resourcesv1alpha1.ManagedResource
+}
+
+func (c *managedResourceWrites) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if _, ok := obj.(*resourcesv1alpha1.ManagedResource); ok && c.readLive && c.live != nil {
+		return c.live.Get(ctx, key, obj, opts...)
+	}
+	return c.Client.Get(ctx, key, obj, opts...)
 }
 
 func (c *managedResourceWrites) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
 	err := c.Client.Create(ctx, obj, opts...)
+	if _, ok := obj.(*resourcesv1alpha1.ManagedResource); ok && apierrors.IsAlreadyExists(err) {
+		c.readLive = true
+	}
 	c.keep(obj, err)
 	return err
 }

@@ -16,6 +16,11 @@ const installationManagedResourcePrefix = "extension-runtime-gvisor-installation
 // the label tells operators which component created a ManagedResource.
 const Origin = "runtime-gvisor"
 
+// FieldOrigin is the origin label of the ManagedResources the field's extension
+// (github.com/gardener/gardener-extension-runtime-gvisor) created under the same names. A shoot moved from it to
+// this controller has them until its first reconcile here rewrites them with Origin.
+const FieldOrigin = "extension-runtime-gvisor"
+
 // InstallationManagedResourceName is the ManagedResource carrying the installation chart of worker pool pool.
 func InstallationManagedResourceName(pool string) string {
 	return installationManagedResourcePrefix + pool
