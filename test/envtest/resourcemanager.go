@@ -43,6 +43,9 @@ type ResourceManagerOptions struct {
 	// Apply, if set, selects the ManagedResources the managedresource controller applies; it leaves the others
 	// alone (no finalizer, no objects). nil applies all, like the real one.
 	Apply predicate.Predicate
+	// HealthSyncPeriod is how often the health controller rechecks a ManagedResource's objects without a change
+	// to them; 0 is 15s, which keeps the tests that wait for a condition short.
+	HealthSyncPeriod time.Duration
 }
 
 // StartResourceManager starts the controllers and returns once the manager's caches are synced; they run until Stop.
@@ -56,6 +59,9 @@ func StartResourceManagerWith(ctx context.Context, cfg *rest.Config, opts Resour
 	resourcemanagerconfigv1alpha1.SetObjectDefaults_ResourceManagerConfiguration(rmConfig)
 	// Health is re-checked on every watched object change; the period only bounds how stale a condition may get.
 	rmConfig.Controllers.Health.SyncPeriod = &metav1.Duration{Duration: 15 * time.Second}
+	if opts.HealthSyncPeriod > 0 {
+		rmConfig.Controllers.Health.SyncPeriod = &metav1.Duration{Duration: opts.HealthSyncPeriod}
+	}
 
 	mgr, err := manager.New(cfg, manager.Options{
 		Scheme:                  resourcemanagerclient.CombinedScheme,

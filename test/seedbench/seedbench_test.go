@@ -350,7 +350,7 @@ func (r *run) once() result {
 				return err
 			}
 		}
-		return nil
+		return createOtherComponents(ctx, r.c, ns)
 	})
 	defer r.cleanup()
 	ports := make([]int, 3)
