@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	extensionsconfigv1alpha1 "github.com/gardener/gardener/extensions/pkg/apis/config/v1alpha1"
 	"github.com/gardener/gardener/extensions/pkg/controller/healthcheck"
@@ -75,18 +76,42 @@ func AddToManager(mgr manager.Manager, cfg Config) error {
 	if cfg.Mode == delivery.OperatingSystemConfig {
 		checks = oscModeChecks(seed, reads)
 	}
-	return healthcheck.DefaultRegistration(
-		containerruntime.Type,
-		extensionsv1alpha1.SchemeGroupVersion.WithKind(extensionsv1alpha1.ContainerRuntimeResource),
-		func() client.ObjectList { return &extensionsv1alpha1.ContainerRuntimeList{} },
-		func() extensionsv1alpha1.Object { return &extensionsv1alpha1.ContainerRuntime{} },
-		mgr,
-		healthcheck.DefaultAddArgs{
-			Controller:        cfg.Controller,
-			HealthCheckConfig: extensionsconfigv1alpha1.HealthCheckConfig{SyncPeriod: metav1.Duration{Duration: cfg.SyncPeriod}},
-		},
-		nil,
-		checks,
-		nil,
-	)
+	return register(mgr, cfg, checks)
+}
+
+// register is the library's DefaultRegistration with one change: the event filter (reconcileStarted instead of
+// the library's GenerationChangedPredicate, which DefaultRegistration always applies and would drop the status
+// update that starts the checks). Everything else is the library's: its reconciler, its actuator, the type filter
+// and the Cluster watch that stops the checks while the shoot is hibernated.
+func register(mgr manager.Manager, cfg Config, checks []healthcheck.ConditionTypeToHealthCheck) error {
+	kind := extensionsv1alpha1.SchemeGroupVersion.WithKind(extensionsv1alpha1.ContainerRuntimeResource)
+	object := func() extensionsv1alpha1.Object { return &extensionsv1alpha1.ContainerRuntime{} }
+	opts := cfg.Controller
+	opts.RecoverPanic = new(true) // as DefaultRegistration sets it
+	args := healthcheck.AddArgs{
+		ControllerOptions:       opts,
+		Predicates:              []predicate.Predicate{reconcileStarted()},
+		Type:                    containerruntime.Type,
+		SyncPeriod:              metav1.Duration{Duration: cfg.SyncPeriod},
+		GetExtensionObjListFunc: func() client.ObjectList { return &extensionsv1alpha1.ContainerRuntimeList{} },
+	}
+	if err := args.RegisterExtension(object, conditionTypes(checks), kind, nil); err != nil {
+		return fmt.Errorf("healthcheck controller: registering ContainerRuntime: %w", err)
+	}
+	actuator := healthcheck.NewActuator(mgr, args.Type, kind.Kind, object, checks, extensionsconfigv1alpha1.RESTOptions{}, nil)
+	return healthcheck.Register(mgr, args, actuator)
+}
+
+// conditionTypes are the distinct condition types of checks, in their order (the library's own list of them is
+// unexported).
+func conditionTypes(checks []healthcheck.ConditionTypeToHealthCheck) []string {
+	var types []string
+	seen := map[string]bool{}
+	for _, c := range checks {
+		if !seen[c.ConditionType] {
+			seen[c.ConditionType] = true
+			types = append(types, c.ConditionType)
+		}
+	}
+	return types
 }
