@@ -88,6 +88,11 @@ func (a *Actuator) uninstall(ctx context.Context, log logr.Logger, cr *extension
 		// One message for gardener-resource-manager's own steps (apply, then the checks), which take it a moment
 		// on every pool: each would otherwise be one more status write.
 		notDone = errors.New("the uninstall was handed to gardener-resource-manager, which has not applied and checked it yet")
+	} else if notDone != nil && rollingOut(mr) {
+		// gardener-resource-manager's progress messages change with every node the DaemonSet rolls to (and with
+		// its controller's observed generation first); with them in the message, a pool of 50 nodes would be
+		// 50 status writes. The ManagedResource's ResourcesProgressing condition keeps the count.
+		notDone = fmt.Errorf("the uninstall is rolling out (ManagedResource %s/%s, condition %s, has the progress)", mr.Namespace, mr.Name, resourcesv1alpha1.ResourcesProgressing)
 	}
 	requeue := requeueBefore(deadline)
 	if notDone == nil {
@@ -180,6 +185,12 @@ func uninstallPending(mr *resourcesv1alpha1.ManagedResource) error {
 		return err
 	}
 	return health.CheckManagedResourceHealthy(mr)
+}
+
+// rollingOut: gardener-resource-manager reports mr's objects as progressing (a DaemonSet rolling to its nodes).
+func rollingOut(mr *resourcesv1alpha1.ManagedResource) bool {
+	c := v1beta1helper.GetCondition(mr.Status.Conditions, resourcesv1alpha1.ResourcesProgressing)
+	return c != nil && c.Status == gardencorev1beta1.ConditionTrue
 }
 
 // catchingUp: gardener-resource-manager has not yet applied mr's current generation, or not yet checked what it

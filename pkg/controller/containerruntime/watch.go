@@ -62,6 +62,8 @@ func runtimesWaitingFor(c client.Reader) handler.MapFunc {
 //   - status updates once it is being deleted: only its removal matters then;
 //   - status updates between two of gardener-resource-manager's own steps (applying, checks pending: catchingUp),
 //     which the Delete reports with one message;
+//   - progress updates while the objects roll out (ResourcesProgressing True before and after: rollingOut), which
+//     the Delete reports with one message too, however many nodes the DaemonSet rolls to;
 //   - spec changes without a status change: only the Delete itself writes the spec while it waits;
 //   - creations (also every object at the start, when the ContainerRuntimes' own events start their Deletes
 //     anyway), label changes and resyncs.
@@ -75,6 +77,9 @@ func managedResourceChanged() predicate.Predicate {
 				return true
 			}
 			if newMR.DeletionTimestamp != nil || (catchingUp(oldMR) && catchingUp(newMR)) {
+				return false
+			}
+			if !catchingUp(oldMR) && !catchingUp(newMR) && rollingOut(oldMR) && rollingOut(newMR) {
 				return false
 			}
 			return !apiequality.Semantic.DeepEqual(oldMR.Status, newMR.Status)

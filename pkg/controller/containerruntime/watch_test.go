@@ -82,12 +82,19 @@ func TestRuntimesWaitingFor(t *testing.T) {
 // updates while it is being deleted, label changes and creations do not.
 func TestManagedResourceChanged(t *testing.T) {
 	p := managedResourceChanged()
+	// conditions are Applied and Healthy s, Progressing the opposite (done when s is True).
 	conditions := func(s gardencorev1beta1.ConditionStatus) []gardencorev1beta1.Condition {
-		var cs []gardencorev1beta1.Condition
-		for _, c := range []gardencorev1beta1.ConditionType{resourcesv1alpha1.ResourcesApplied, resourcesv1alpha1.ResourcesHealthy, resourcesv1alpha1.ResourcesProgressing} {
-			cs = append(cs, gardencorev1beta1.Condition{Type: c, Status: s})
+		progressing := map[gardencorev1beta1.ConditionStatus]gardencorev1beta1.ConditionStatus{
+			gardencorev1beta1.ConditionTrue: gardencorev1beta1.ConditionFalse, gardencorev1beta1.ConditionFalse: gardencorev1beta1.ConditionTrue,
+		}[s]
+		if progressing == "" {
+			progressing = s
 		}
-		return cs
+		return []gardencorev1beta1.Condition{
+			{Type: resourcesv1alpha1.ResourcesApplied, Status: s},
+			{Type: resourcesv1alpha1.ResourcesHealthy, Status: s},
+			{Type: resourcesv1alpha1.ResourcesProgressing, Status: progressing},
+		}
 	}
 	applied := &resourcesv1alpha1.ManagedResource{ObjectMeta: metav1.ObjectMeta{Name: "m", Generation: 2, ResourceVersion: "1"},
 		Status: resourcesv1alpha1.ManagedResourceStatus{ObservedGeneration: 2, Conditions: conditions(gardencorev1beta1.ConditionTrue)}}
@@ -99,6 +106,18 @@ func TestManagedResourceChanged(t *testing.T) {
 	}
 	if !update(applied, func(n *resourcesv1alpha1.ManagedResource) { n.Status.Conditions[1].Message = "1 of 3 nodes" }) {
 		t.Error("a status change must wake the Delete")
+	}
+	rolling := applied.DeepCopy()
+	rolling.Status.Conditions[1].Status = gardencorev1beta1.ConditionFalse // ResourcesHealthy
+	rolling.Status.Conditions[2].Status = gardencorev1beta1.ConditionTrue  // ResourcesProgressing
+	rolling.Status.Conditions[2].Message = "DaemonSet kube-system/gvisor-installation-a is progressing: 1 of 3 updated"
+	if update(rolling, func(n *resourcesv1alpha1.ManagedResource) {
+		n.Status.Conditions[2].Message = "DaemonSet kube-system/gvisor-installation-a is progressing: 2 of 3 updated"
+	}) {
+		t.Error("progress while the objects roll out wakes nothing: the Delete reports it with one message")
+	}
+	if !update(rolling, func(n *resourcesv1alpha1.ManagedResource) { n.Status.Conditions = conditions(gardencorev1beta1.ConditionTrue) }) {
+		t.Error("the rollout's end must wake the Delete")
 	}
 	if update(applied, func(n *resourcesv1alpha1.ManagedResource) { n.Generation = 3 }) {
 		t.Error("the Delete's own spec write (no status change) wakes nothing")
