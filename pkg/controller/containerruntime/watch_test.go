@@ -116,7 +116,9 @@ func TestManagedResourceChanged(t *testing.T) {
 	}) {
 		t.Error("progress while the objects roll out wakes nothing: the Delete reports it with one message")
 	}
-	if !update(rolling, func(n *resourcesv1alpha1.ManagedResource) { n.Status.Conditions = conditions(gardencorev1beta1.ConditionTrue) }) {
+	if !update(rolling, func(n *resourcesv1alpha1.ManagedResource) {
+		n.Status.Conditions = conditions(gardencorev1beta1.ConditionTrue)
+	}) {
 		t.Error("the rollout's end must wake the Delete")
 	}
 	if update(applied, func(n *resourcesv1alpha1.ManagedResource) { n.Generation = 3 }) {
