@@ -5,7 +5,6 @@ package containerruntime
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -84,15 +83,12 @@ func (a *Actuator) uninstall(ctx context.Context, log logr.Logger, cr *extension
 	if justHanded {
 		log.Info("Rolling out the uninstall to the pool's nodes", "managedResource", name, "deadline", deadline)
 	}
-	if justHanded || catchingUp(mr) {
-		// One message for gardener-resource-manager's own steps (apply, then the checks), which take it a moment
-		// on every pool: each would otherwise be one more status write.
-		notDone = errors.New("the uninstall was handed to gardener-resource-manager, which has not applied and checked it yet")
-	} else if notDone != nil && rollingOut(mr) {
-		// gardener-resource-manager's progress messages change with every node the DaemonSet rolls to (and with
-		// its controller's observed generation first); with them in the message, a pool of 50 nodes would be
-		// 50 status writes. The ManagedResource's ResourcesProgressing condition keeps the count.
-		notDone = fmt.Errorf("the uninstall is rolling out (ManagedResource %s/%s, condition %s, has the progress)", mr.Namespace, mr.Name, resourcesv1alpha1.ResourcesProgressing)
+	if justHanded || inFlight(mr) {
+		// One message from the handover until gardener-resource-manager reports the uninstall applied and rolled
+		// out: its own steps (apply, then the checks) and its progress messages (with every node the DaemonSet
+		// rolls to, and its controller's observed generation first) would each be one more status write, 50 for
+		// a pool of 50 nodes. The ManagedResource's conditions keep the progress.
+		notDone = fmt.Errorf("gardener-resource-manager is rolling the uninstall out (ManagedResource %s/%s has the progress in its conditions)", mr.Namespace, mr.Name)
 	}
 	requeue := requeueBefore(deadline)
 	if notDone == nil {
@@ -186,6 +182,10 @@ func uninstallPending(mr *resourcesv1alpha1.ManagedResource) error {
 	}
 	return health.CheckManagedResourceHealthy(mr)
 }
+
+// inFlight: gardener-resource-manager has not yet applied and checked mr (catchingUp) or reports its objects
+// progressing (rollingOut). Either way the Delete has nothing new to report or decide.
+func inFlight(mr *resourcesv1alpha1.ManagedResource) bool { return catchingUp(mr) || rollingOut(mr) }
 
 // rollingOut: gardener-resource-manager reports mr's objects as progressing (a DaemonSet rolling to its nodes).
 func rollingOut(mr *resourcesv1alpha1.ManagedResource) bool {

@@ -60,10 +60,9 @@ func runtimesWaitingFor(c client.Reader) handler.MapFunc {
 // ManagedResource is not being deleted (gardener-resource-manager rolling the uninstall out), and its removal.
 // Left out, because the Delete would find nothing new:
 //   - status updates once it is being deleted: only its removal matters then;
-//   - status updates between two of gardener-resource-manager's own steps (applying, checks pending: catchingUp),
-//     which the Delete reports with one message;
-//   - progress updates while the objects roll out (ResourcesProgressing True before and after: rollingOut), which
-//     the Delete reports with one message too, however many nodes the DaemonSet rolls to;
+//   - status updates between two of gardener-resource-manager's own steps (applying, checks pending: catchingUp)
+//     and its progress updates while the objects roll out (ResourcesProgressing True: rollingOut), however many
+//     nodes the DaemonSet rolls to: the Delete reports all of them with one message (inFlight);
 //   - spec changes without a status change: only the Delete itself writes the spec while it waits;
 //   - creations (also every object at the start, when the ContainerRuntimes' own events start their Deletes
 //     anyway), label changes and resyncs.
@@ -76,10 +75,7 @@ func managedResourceChanged() predicate.Predicate {
 			if !ok1 || !ok2 {
 				return true
 			}
-			if newMR.DeletionTimestamp != nil || (catchingUp(oldMR) && catchingUp(newMR)) {
-				return false
-			}
-			if !catchingUp(oldMR) && !catchingUp(newMR) && rollingOut(oldMR) && rollingOut(newMR) {
+			if newMR.DeletionTimestamp != nil || (inFlight(oldMR) && inFlight(newMR)) {
 				return false
 			}
 			return !apiequality.Semantic.DeepEqual(oldMR.Status, newMR.Status)

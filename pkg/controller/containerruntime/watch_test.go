@@ -131,6 +131,12 @@ func TestManagedResourceChanged(t *testing.T) {
 	}) {
 		t.Error("gardener-resource-manager's steps while it catches up wake nothing")
 	}
+	if update(pending, func(n *resourcesv1alpha1.ManagedResource) {
+		n.Status.ObservedGeneration = 3
+		n.Status.Conditions = rolling.Status.Conditions
+	}) {
+		t.Error("gardener-resource-manager's checks done and the rollout started wakes nothing: the Delete's message is the same")
+	}
 	if !update(pending, func(n *resourcesv1alpha1.ManagedResource) {
 		n.Status.ObservedGeneration = 3
 		n.Status.Conditions = conditions(gardencorev1beta1.ConditionTrue)
