@@ -187,10 +187,10 @@ func uninstallPending(mr *resourcesv1alpha1.ManagedResource) error {
 // progressing (rollingOut). Either way the Delete has nothing new to report or decide.
 func inFlight(mr *resourcesv1alpha1.ManagedResource) bool { return catchingUp(mr) || rollingOut(mr) }
 
-// rollingOut: gardener-resource-manager reports mr's objects as progressing (a DaemonSet rolling to its nodes).
+// rollingOut: gardener-resource-manager reports mr's objects as progressing (a DaemonSet rolling to its nodes),
+// as Gardener's own check judges it.
 func rollingOut(mr *resourcesv1alpha1.ManagedResource) bool {
-	c := v1beta1helper.GetCondition(mr.Status.Conditions, resourcesv1alpha1.ResourcesProgressing)
-	return c != nil && c.Status == gardencorev1beta1.ConditionTrue
+	return health.CheckManagedResourceProgressing(mr) != nil
 }
 
 // catchingUp: gardener-resource-manager has not yet applied mr's current generation, or not yet checked what it

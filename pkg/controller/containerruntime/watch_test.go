@@ -84,11 +84,12 @@ func TestManagedResourceChanged(t *testing.T) {
 	p := managedResourceChanged()
 	// conditions are Applied and Healthy s, Progressing the opposite (done when s is True).
 	conditions := func(s gardencorev1beta1.ConditionStatus) []gardencorev1beta1.Condition {
-		progressing := map[gardencorev1beta1.ConditionStatus]gardencorev1beta1.ConditionStatus{
-			gardencorev1beta1.ConditionTrue: gardencorev1beta1.ConditionFalse, gardencorev1beta1.ConditionFalse: gardencorev1beta1.ConditionTrue,
-		}[s]
-		if progressing == "" {
-			progressing = s
+		progressing := s
+		switch s {
+		case gardencorev1beta1.ConditionTrue:
+			progressing = gardencorev1beta1.ConditionFalse
+		case gardencorev1beta1.ConditionFalse:
+			progressing = gardencorev1beta1.ConditionTrue
 		}
 		return []gardencorev1beta1.Condition{
 			{Type: resourcesv1alpha1.ResourcesApplied, Status: s},
