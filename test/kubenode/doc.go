@@ -55,5 +55,6 @@
 //
 // Stop stops the kubelet, then kills the init, which kills every process in the PID namespace (control plane,
 // containerd, shims, sandboxes) and so ends the mounts and the network; then it removes the cgroup root in every
-// hierarchy, the mount points it had to create on the machine and the work directory, and reports anything left.
+// hierarchy and the work directory, releases its lease on the mount points it had to create on the machine
+// (package mountpoint: the last lease removes them), and reports anything left.
 package kubenode

@@ -8,13 +8,14 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/mountpoint"
 )
 
 // BinDir is the node path of the installer's bin dir (the installation chart's default binaryPath).
@@ -168,22 +169,18 @@ func (n *Node) binds() []bind {
 	return b
 }
 
-// createMountPoints creates the bind targets outside /run that the machine lacks (its /etc/containerd, say),
-// remembering them for Stop, which removes them again.
+// createMountPoints leases the bind targets outside /run and /proc on the machine, creating those it lacks (its
+// /opt/containerd, say); Stop releases them.
 func (n *Node) createMountPoints() error {
+	var dirs []string
 	for _, b := range n.binds() {
-		if b.File || strings.HasPrefix(b.Target, "/run/") || strings.HasPrefix(b.Target, "/proc/") {
-			continue
+		if !b.File && !strings.HasPrefix(b.Target, "/run/") && !strings.HasPrefix(b.Target, "/proc/") {
+			dirs = append(dirs, b.Target)
 		}
-		if _, err := os.Stat(b.Target); err == nil {
-			continue
-		}
-		if err := os.Mkdir(b.Target, 0o755); err != nil {
-			return fmt.Errorf("creating the mount point %s on the machine: %w", b.Target, err)
-		}
-		n.mountPoints = append(n.mountPoints, b.Target)
 	}
-	return nil
+	var err error
+	n.mountPoints, err = mountpoint.Acquire(dirs...)
+	return err
 }
 
 func (n *Node) startNamespaces(ctx context.Context) error {

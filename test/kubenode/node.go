@@ -20,6 +20,8 @@ import (
 
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/mountpoint"
 )
 
 // The node's addresses. They exist only inside the node's network namespace.
@@ -69,11 +71,12 @@ type Node struct {
 	ns   *namespaces
 	pki  *pki
 	// Procs are the node's components by name, for their logs.
-	procs        map[string]*process
-	containerd   *process
-	standin      *systemdStandIn
-	cgroupRoot   string
-	mountPoints  []string
+	procs      map[string]*process
+	containerd *process
+	standin    *systemdStandIn
+	cgroupRoot string
+	// mountPoints is the node's lease on its bind targets on the machine (package mountpoint).
+	mountPoints  *mountpoint.Lease
 	admin        keyPair
 	restConfig   *rest.Config
 	client       client.Client

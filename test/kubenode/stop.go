@@ -40,10 +40,8 @@ func (n *Node) Stop() error {
 	if left := n.removeCgroups(); len(left) > 0 {
 		errs = append(errs, fmt.Errorf("cgroups of the node left: %v", left))
 	}
-	for i := len(n.mountPoints) - 1; i >= 0; i-- {
-		if err := os.Remove(n.mountPoints[i]); err != nil {
-			errs = append(errs, fmt.Errorf("removing the mount point %s the node created: %w", n.mountPoints[i], err))
-		}
+	if err := n.mountPoints.Release(); err != nil {
+		errs = append(errs, err)
 	}
 	n.mountPoints = nil
 	if n.work != "" {

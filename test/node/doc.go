@@ -23,8 +23,8 @@
 // <hostRoot>/run/containerd/containerd.sock, the same socket containerd serves inside as
 // /run/containerd/containerd.sock. containerd, and every restart of it, is started in the holder's namespaces
 // with `nsenter -t <holder> -m -n`, so a restart finds the same mounts and network: shims and sandboxes outlive
-// it and are reconnected, as on a real node. Missing mount points (the bin dir) are created on the machine and
-// removed again when empty and mounted nowhere.
+// it and are reconnected, as on a real node. Missing mount points (the bin dir) are created on the machine under a
+// lease shared with the other harnesses and test processes (package mountpoint) and removed by the last one.
 //
 // The node's network namespace has only lo and the pod bridge (the bridge CNI plugin with host-local addresses,
 // Debian's containernetworking-plugins): nothing a pod, containerd or an accidental image pull sends can leave

@@ -4,7 +4,6 @@
 package nodetest
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -12,7 +11,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -23,6 +21,8 @@ import (
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/mountpoint"
 )
 
 // Node paths the node's containerd and shims read; the installer writes them under HostRoot.
@@ -68,9 +68,9 @@ type Node struct {
 	conn                   *grpc.ClientConn
 	rt                     runtimeapi.RuntimeServiceClient
 	img                    runtimeapi.ImageServiceClient
-	// mountPoints are the bind targets on the machine's file system; created are those (and parents) this node
-	// had to create, deepest first.
-	mountPoints, created []string
+	// mountPoints is the node's lease on its bind targets on the machine's file system (package mountpoint): held
+	// from before they are created until the holder, with its mounts, is gone.
+	mountPoints *mountpoint.Lease
 	// pods numbers the pods for unique names.
 	pods int
 	// suffix is random; it names the node's cgroup parent, bridge and /run tmpfs (see nodeProcs).
@@ -166,20 +166,17 @@ func (n *Node) binds() []bind {
 	}
 }
 
-// createMountPoints creates the bind targets that do not exist on the host, remembering them for the cleanup.
+// createMountPoints leases the bind targets on the machine, creating those it lacks; the cleanup releases them.
 func (n *Node) createMountPoints(binds []bind) error {
+	var dirs []string
 	for _, b := range binds {
-		if strings.HasPrefix(b.Target, "/run/") {
-			continue // inside the node's tmpfs
-		}
-		n.mountPoints = append(n.mountPoints, b.Target)
-		created, err := ensureMountPoint(b.Target)
-		n.created = append(created, n.created...)
-		if err != nil {
-			return fmt.Errorf("creating the mount point %s on the host: %w", b.Target, err)
+		if !strings.HasPrefix(b.Target, "/run/") { // /run is the node's own tmpfs
+			dirs = append(dirs, b.Target)
 		}
 	}
-	return nil
+	var err error
+	n.mountPoints, err = mountpoint.Acquire(dirs...)
+	return err
 }
 
 // startContainerd checks that containerd reads the node's config.toml as written, starts it and connects to its
@@ -322,7 +319,7 @@ func (n *Node) cleanup() {
 			t.Errorf("node cleanup: %v", err)
 		}
 	}
-	if err := removeMountPoints(n.mountPoints, n.created); err != nil {
+	if err := n.mountPoints.Release(); err != nil {
 		t.Errorf("node cleanup: removing the mount points the harness created: %v", err)
 	}
 }
@@ -373,21 +370,10 @@ func procNames(ps []proc) []string {
 	return out
 }
 
-// mounted reports whether any process on the machine (in any mount namespace) has a mount at dir.
-func mounted(dir string) bool {
-	files, _ := filepath.Glob("/proc/[0-9]*/mountinfo")
-	for _, f := range files {
-		if slices.Contains(mountPoints(f), dir) {
-			return true
-		}
-	}
-	return false
-}
-
 // mountsUnder returns the test process's mounts under any of dirs.
 func mountsUnder(dirs ...string) []string {
 	var out []string
-	for _, m := range mountPoints("/proc/self/mountinfo") {
+	for _, m := range mountpoint.Points("/proc/self/mountinfo") {
 		for _, d := range dirs {
 			if m == d || strings.HasPrefix(m, d+"/") {
 				out = append(out, m)
@@ -395,42 +381,6 @@ func mountsUnder(dirs ...string) []string {
 		}
 	}
 	return out
-}
-
-func mountPoints(mountinfo string) []string {
-	f, err := os.Open(mountinfo)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if fields := strings.Fields(sc.Text()); len(fields) > 4 {
-			out = append(out, unescapeMountinfo(fields[4]))
-		}
-	}
-	return out
-}
-
-// unescapeMountinfo decodes the octal escapes (\040 for a space) of mountinfo paths.
-func unescapeMountinfo(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			var c byte
-			if _, err := fmt.Sscanf(s[i+1:i+4], "%03o", &c); err == nil {
-				b.WriteByte(c)
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 func randomHex(n int) string {

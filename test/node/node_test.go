@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/mountpoint"
 )
 
 // TestNodeIsolationAndCleanup checks the harness itself on the newest release: the node starts on the release's
@@ -76,8 +78,8 @@ func TestNodeIsolationAndCleanup(t *testing.T) {
 			t.Errorf("%s survived the cleanup", d)
 		}
 	}
-	if left := leftoverMountPoints(n.mountPoints, n.created); len(left) > 0 {
-		t.Errorf("mount points the harness created survived the cleanup: %v", left)
+	if left, err := mountpoint.Leftover(); err != nil || len(left) > 0 {
+		t.Errorf("mount points the harness created survived the cleanup: %v %v", left, err)
 	}
 	if m, _ := filepath.Glob("/sys/fs/cgroup/*" + n.cgroupParent); len(m) > 0 {
 		t.Errorf("cgroups of the node survived its cleanup: %v", m)

@@ -5,12 +5,10 @@ package nodeagent_test
 
 import (
 	"context"
-	"errors"
-	"io/fs"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/mountpoint"
 )
 
 // mount is one mount of a private mount namespace: Source bind-mounted onto Target, or a tmpfs on Target when
@@ -45,28 +43,17 @@ func inPrivateMounts(ctx context.Context, mounts []mount, argv ...string) *exec.
 	return exec.CommandContext(ctx, "unshare", append(args, argv...)...)
 }
 
-// ensureMountPoint makes sure dir exists on the machine for a mount; a directory it had to create is removed
-// again at the end of the test (when empty).
+// ensureMountPoint makes sure dir exists on the machine for a mount, leasing it for the test (package mountpoint):
+// a directory it had to create is removed once no test process uses it.
 func ensureMountPoint(t testing.TB, dir string) {
 	t.Helper()
-	if _, err := os.Stat(dir); err == nil {
-		return
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	lease, err := mountpoint.Acquire(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
-	var created []string
-	for d := dir; d != "/"; d = filepath.Dir(d) {
-		if _, err := os.Stat(d); err == nil {
-			break
-		}
-		created = append(created, d)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatalf("creating the mount point %s: %v", dir, err)
-	}
 	t.Cleanup(func() {
-		for _, d := range created { // deepest first
-			_ = os.Remove(d)
+		if err := lease.Release(); err != nil {
+			t.Error(err)
 		}
 	})
 }
