@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 )
@@ -78,3 +79,18 @@ func main() {
 	os.Exit(1)
 }
 `
+
+// MetricServer builds cmd/gvisor-metric-server (its own module) as the image build does (static, stripped) and
+// returns the binary's path.
+func MetricServer(t testing.TB) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	out := filepath.Join(t.TempDir(), "gvisor-metric-server")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out, ".")
+	cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..", "cmd", "gvisor-metric-server")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the metric server: %v\n%s", err, b)
+	}
+	return out
+}

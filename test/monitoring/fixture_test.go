@@ -45,21 +45,8 @@ func newSuite(t testing.TB, containerds ...string) *suite {
 	s := &suite{tools: tools, release: filepath.Join(t.TempDir(), "gvisor")}
 	installertest.RealRelease(t, s.release)
 	s.images = nodetest.BuildImages(t, tools)
-	s.metricServer = buildMetricServer(t)
+	s.metricServer = installertest.MetricServer(t)
 	return s
-}
-
-// buildMetricServer builds cmd/gvisor-metric-server (its own module) as the image build does: static, stripped.
-func buildMetricServer(t testing.TB) string {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "gvisor-metric-server")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out, ".")
-	cmd.Dir = filepath.Join(repoRoot(t), "cmd", "gvisor-metric-server")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the metric server: %v\n%s", err, b)
-	}
-	return out
 }
 
 func repoRoot(t testing.TB) string {

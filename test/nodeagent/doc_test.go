@@ -26,6 +26,10 @@
 //     systemd_test.go), installed and started through node-agent's own D-Bus code, and reads the result with node-agent's
 //     own systemd-unit check: the timer proves the node again every 10 s, a broken runsc turns the proof unit failed
 //     in the Node's SystemdUnitsReady (what the extension's health check reads), a repaired one heals it.
+//   - TestNodeAgentMetricServer runs the OSC's metric-server unit (sandbox metrics on) in the real systemd, started
+//     by node-agent's D-Bus code from the binary its extractor took out of the image: confined as the unit says,
+//     it serves a real gVisor pod's sandbox through a real kube-apiserver's node proxy at the path of the nodes'
+//     ScrapeConfig, and again after systemd restarted it from a SIGKILL.
 //   - BenchmarkNodeAgentApplyProven times "OSC applied" to "gVisor sandbox proven" per release.
 //
 // The OSCs are the ones the extension's webhook produces: pkg/webhook/operatingsystemconfig's Ensurer.MutateOSC on

@@ -34,25 +34,9 @@ const installationImageName = "runtime-gvisor-installation"
 // imported pause image (gardenlet writes the node's real pause image, which this machine cannot pull).
 func mutatedOSCs(t testing.TB, installationRepo, tag string) (gvisor, removed *extensionsv1alpha1.OperatingSystemConfig) {
 	t.Helper()
-	overwrite := ""
-	if installationRepo != "" {
-		overwrite = filepath.Join(t.TempDir(), "images.yaml")
-		iv := fmt.Sprintf("images:\n- name: %s\n  repository: %s\n  tag: %s\n", installationImageName, installationRepo, tag)
-		if err := os.WriteFile(overwrite, []byte(iv), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	images, err := imagevector.LoadWithOverwrite(version.Version, overwrite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	renderer, err := render.New(images)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The shortest re-proof interval the extension accepts, so that TestNodeAgentReprove sees the timer fire a few
 	// times within a minute.
-	e := oscwebhook.NewEnsurer(renderer, oscwebhook.Options{ReproveInterval: render.MinReproveInterval})
+	e := ensurer(t, installationRepo, tag, oscwebhook.Options{ReproveInterval: render.MinReproveInterval})
 	ctx := context.Background()
 	gvisor = gardenletOSC()
 	if err := e.MutateOSC(ctx, osctest.Cluster(osctest.Shoot(true, osctest.ProviderConfig)), gvisor, nil); err != nil {
@@ -76,6 +60,41 @@ func mutatedOSCs(t testing.TB, installationRepo, tag string) (gvisor, removed *e
 		}
 	}
 	return gvisor, removed
+}
+
+// sandboxMetricsOSC is the gVisor pool's OSC as the webhook mutates it on a landscape with sandbox metrics on
+// (the extension's --sandbox-metrics): with the metric server's file and unit.
+func sandboxMetricsOSC(t testing.TB, installationRepo, tag string) *extensionsv1alpha1.OperatingSystemConfig {
+	t.Helper()
+	e := ensurer(t, installationRepo, tag, oscwebhook.Options{SandboxMetrics: true})
+	osc := gardenletOSC()
+	if err := e.MutateOSC(context.Background(), osctest.Cluster(osctest.Shoot(true, osctest.ProviderConfig)), osc, nil); err != nil {
+		t.Fatalf("the OSC webhook's mutation of the gVisor pool's OSC with sandbox metrics on: %v", err)
+	}
+	return osc
+}
+
+// ensurer is the OSC webhook's Ensurer with opts; installationRepo, if set, is the installation image's repository
+// (with tag) through an image vector overwrite, as an operator points the extension at a registry.
+func ensurer(t testing.TB, installationRepo, tag string, opts oscwebhook.Options) *oscwebhook.Ensurer {
+	t.Helper()
+	overwrite := ""
+	if installationRepo != "" {
+		overwrite = filepath.Join(t.TempDir(), "images.yaml")
+		iv := fmt.Sprintf("images:\n- name: %s\n  repository: %s\n  tag: %s\n", installationImageName, installationRepo, tag)
+		if err := os.WriteFile(overwrite, []byte(iv), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	images, err := imagevector.LoadWithOverwrite(version.Version, overwrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renderer, err := render.New(images)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return oscwebhook.NewEnsurer(renderer, opts)
 }
 
 // gardenletOSC is osctest's reconcile OSC of the gVisor pool with the harness's sandbox image.

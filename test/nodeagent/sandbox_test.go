@@ -17,6 +17,7 @@ import (
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	oscwebhook "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
@@ -33,6 +34,8 @@ type suite struct {
 	images         *nodetest.Images
 	registry       string
 	gvisor, remove *extensionsv1alpha1.OperatingSystemConfig
+	// metrics is the gVisor pool's OSC with sandbox metrics on (the metric server's file and unit).
+	metrics *extensionsv1alpha1.OperatingSystemConfig
 	// inImage are the pushed image's files by their path in the image.
 	inImage map[string][]byte
 }
@@ -45,7 +48,14 @@ func newSuite(t testing.TB) *suite {
 	gvisorDir := realcomponents.GVisorDir(t)
 	s := &suite{tools: nodetest.NodeTools(t)}
 	s.images = nodetest.BuildImages(t, s.tools)
-	files := []imageFile{{path: "gvisor-installer", mode: 0o755, data: buildInstaller(t, t.TempDir())}}
+	metricServer, err := os.ReadFile(installertest.MetricServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := []imageFile{
+		{path: "gvisor-installer", mode: 0o755, data: buildInstaller(t, t.TempDir())},
+		{path: oscwebhook.MetricServerBinary, mode: 0o755, data: metricServer},
+	}
 	for _, name := range []string{"runsc", nodetest.ShimName} {
 		data, err := os.ReadFile(filepath.Join(gvisorDir, name))
 		if err != nil {
@@ -61,6 +71,7 @@ func newSuite(t testing.TB) *suite {
 	const tag = "v0.0.0-test"
 	pushInstallationImage(t, s.registry, tag, files)
 	s.gvisor, s.remove = mutatedOSCs(t, s.registry+"/"+installationRepository, tag)
+	s.metrics = sandboxMetricsOSC(t, s.registry+"/"+installationRepository, tag)
 	return s
 }
 

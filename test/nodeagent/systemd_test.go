@@ -55,13 +55,21 @@ shift 2
 for m in "$@"; do mount -n --bind "$m/$name" "$m"; done
 mount -n -t tmpfs gvisor-test-systemd /run
 mount -n --bind "$units" /etc/systemd/system
+printf "%s\n" "$GVISOR_TEST_SYSTEMD_BINDS" | while read -r src dst; do
+  [ -n "$src" ] || continue
+  mkdir -p "$dst"
+  mount -n --bind "$src" "$dst"
+done
+unset GVISOR_TEST_SYSTEMD_BINDS
 export container=gvisor-test SYSTEMD_UNIT_PATH=/etc/systemd/system
 exec ` + systemdBinary + ` --system --unit=gvisor-test.target
 ' gvisor-test-systemd "$name" "$units" "$@"
 `
 
-// startSystemd starts the service manager and waits until it answers on its private socket.
-func startSystemd(t testing.TB) *systemd {
+// startSystemd starts the service manager and waits until it answers on its private socket. binds are mounted in
+// its mount namespace (after its /run tmpfs), so that its units see a harness node's directories at the node's
+// paths; a target outside /run must exist on the machine (ensureMountPoint).
+func startSystemd(t testing.TB, binds ...mount) *systemd {
 	t.Helper()
 	if _, err := os.Stat(systemdBinary); err != nil {
 		t.Fatalf("systemd: %v", err)
@@ -77,6 +85,11 @@ func startSystemd(t testing.TB) *systemd {
 	cgroup := fmt.Sprintf("gvisor-test-systemd-%d", os.Getpid())
 	args := append([]string{"-c", systemdScript, "gvisor-test-systemd", cgroup, s.unitDir}, mounts...)
 	s.cmd = exec.Command("/bin/sh", args...)
+	var lines []string
+	for _, b := range binds {
+		lines = append(lines, b.Source+" "+b.Target)
+	}
+	s.cmd.Env = append(os.Environ(), "GVISOR_TEST_SYSTEMD_BINDS="+strings.Join(lines, "\n"))
 	s.cmd.Stdout, s.cmd.Stderr = os.Stderr, os.Stderr
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := s.cmd.Start(); err != nil {

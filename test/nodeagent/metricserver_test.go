@@ -1,0 +1,338 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
+package nodeagent_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/monitoring"
+	oscwebhook "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
+)
+
+// metricServerNode is the Node's name in the test's API server.
+const metricServerNode = "gvisor-node-0"
+
+// TestNodeAgentMetricServer is the OperatingSystemConfig mode's sandbox metrics on a real node, run by a real
+// systemd and scraped as the shoot Prometheus scrapes it:
+//   - the OSC is the webhook's for a landscape with sandbox metrics on; node-agent's code puts runsc into
+//     containerd's config, its extractor takes the metric server's binary out of the installation image, and its
+//     D-Bus code enables and starts gvisor-metric-server.service, the unit's bytes unchanged (no drop-in: the
+//     systemd's mount namespace has the node's /run/containerd and bin dir at the node's paths);
+//   - the unit's hardening is in effect in the running server (no capabilities, no new privileges, the memory
+//     limit) and it still reads the sandboxes' state and answers a scrape;
+//   - a real gVisor pod's sandbox appears in the scrape through a real kube-apiserver's node proxy, at the path
+//     the nodes' ScrapeConfig (pkg/monitoring NodeScrapeConfig) gives the target, with the per-pod memory series the
+//     recording rules read;
+//   - killed, the server is restarted by systemd (Restart=always) and serves the same sandbox again: the sandboxes'
+//     registration outlives the server.
+func TestNodeAgentMetricServer(t *testing.T) {
+	s := newSuite(t)
+	c := installertest.Release(t, "2.4")
+	ctx := context.Background()
+	n := nodetest.New(t, nodetest.Config{Containerd: c, Tools: s.tools, Images: s.images})
+	root := n.HostRoot()
+	writeHostsToml(t, root, s.registry)
+	osc := s.metrics.DeepCopy()
+	if err := reconcileContainerd(t, c, root, n.Socket(), osc); err != nil {
+		t.Fatalf("node-agent's ReconcileContainerdConfig on %s: %v", c, err)
+	}
+	writeInlineFiles(t, root, osc.Spec.Files)
+	extractFiles(t, root, n.Socket(), osc.Spec.Files)
+	if err := n.Restart(ctx); err != nil {
+		t.Fatalf("%s does not restart on node-agent's config: %v", c, err)
+	}
+
+	unit := oscUnit(t, osc, oscwebhook.MetricServerUnitName)
+	binDir := extensionsv1alpha1.ContainerDRuntimeContainersBinFolder
+	ensureMountPoint(t, binDir)
+	sd := startSystemd(t,
+		mount{Source: filepath.Join(root, "run/containerd"), Target: "/run/containerd"},
+		mount{Source: filepath.Join(root, binDir), Target: binDir})
+	sd.writeUnit(t, unit.Name, *unit.Content)
+	t.Cleanup(func() {
+		// Stopped before systemd dies, so that systemd removes the unit's PrivateTmp directories from the machine.
+		if out, err := sd.systemctl(context.Background(), "stop", unit.Name).CombinedOutput(); err != nil {
+			t.Errorf("systemctl stop %s: %v: %s", unit.Name, err, out)
+		}
+	})
+	if _, err := nodeAgentSystemd(t, sd, systemdRequest{Op: "apply", Units: []string{unit.Name}}); err != nil {
+		t.Fatalf("node-agent starting %s: %v", unit.Name, err)
+	}
+	pid := assertHardened(t, sd, unit.Name)
+
+	cs := startNodeProxy(t)
+	pod, _ := n.GVisorPod(t, true) // host network: node-agent's config names the node's CNI dir, which the harness does not fill
+	path := nodeMetricsPath(t, metricServerNode)
+	memory := scrapeSandbox(t, cs, sd, unit.Name, path, pod.ID)
+	t.Logf("through the node proxy %s: the pod's sandbox uses %d bytes", path, int64(memory))
+
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	restarted := waitRestarted(t, sd, unit.Name, pid)
+	scrapeSandbox(t, cs, sd, unit.Name, path, pod.ID)
+	t.Logf("systemd restarted the killed server (PID %d, now %d); it serves the sandbox again", pid, restarted)
+}
+
+// oscUnit returns the OSC's unit name, or fails.
+func oscUnit(t testing.TB, osc *extensionsv1alpha1.OperatingSystemConfig, name string) extensionsv1alpha1.Unit {
+	t.Helper()
+	for _, u := range osc.Spec.Units {
+		if u.Name == name && u.Content != nil {
+			return u
+		}
+	}
+	t.Fatalf("the OSC has no unit %s with content: %+v", name, osc.Spec.Units)
+	return extensionsv1alpha1.Unit{}
+}
+
+// assertHardened checks that the unit runs with the unit's confinement in effect (no capability, no new
+// privileges, a read-only file system, the memory limit) and returns its main PID (in the test's PID namespace).
+func assertHardened(t testing.TB, sd *systemd, unit string) int {
+	t.Helper()
+	p := sd.show(t, unit, "ActiveState", "SubState", "MainPID", "MemoryMax", "ProtectSystem", "NoNewPrivileges")
+	if p["ActiveState"] != "active" || p["SubState"] != "running" {
+		t.Fatalf("%s after node-agent started it: %v\n%s", unit, p, sd.journal(t, unit))
+	}
+	if p["MemoryMax"] != strconv.Itoa(128<<20) || p["ProtectSystem"] != "strict" || p["NoNewPrivileges"] != "yes" {
+		t.Errorf("%s's confinement as systemd reads the unit: %v", unit, p)
+	}
+	pid := sd.hostPID(t, p["MainPID"])
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"CapEff:\t0000000000000000", "CapBnd:\t0000000000000000", "NoNewPrivs:\t1"} {
+		if !bytes.Contains(status, []byte(want)) {
+			t.Errorf("the running server's /proc/%d/status lacks %q:\n%s", pid, want, status)
+		}
+	}
+	return pid
+}
+
+// waitRestarted waits (bounded: RestartSec 5 s and slack) until the unit runs again with a main PID other than
+// old, and returns it.
+func waitRestarted(t testing.TB, sd *systemd, unit string, old int) int {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		p := sd.show(t, unit, "ActiveState", "SubState", "MainPID", "NRestarts")
+		if p["SubState"] == "running" && p["MainPID"] != "0" {
+			if pid := sd.hostPID(t, p["MainPID"]); pid != old {
+				if p["NRestarts"] == "0" {
+					t.Errorf("%s runs again without systemd counting a restart: %v", unit, p)
+				}
+				return pid
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("systemd did not restart the killed %s within 30 s: %v\n%s", unit, p, sd.journal(t, unit))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// startNodeProxy starts a real control plane and registers the Node whose InternalIP is the machine's address on
+// which the metric server listens (the node proxy refuses loopback addresses, as in a cluster).
+func startNodeProxy(t testing.TB) *kubernetes.Clientset {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cp, err := envtest.Start(ctx, envtest.Options{AssetsDir: realcomponents.KubebuilderAssets(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := cp.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	cs, err := kubernetes.NewForConfig(cp.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: metricServerNode, Labels: map[string]string{
+		monitoring.GVisorNodeLabel: "true", monitoring.PoolNodeLabel: "gvisor",
+	}}}
+	created, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	created.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: machineIP(t)}}
+	if _, err := cs.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// machineIP is the machine's first non-loopback IPv4 address (where a server listening on :port is reachable).
+func machineIP(t testing.TB) string {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range addrs {
+		if ipn, ok := a.(*net.IPNet); ok && ipn.IP.To4() != nil && ipn.IP.IsGlobalUnicast() {
+			return ipn.IP.String()
+		}
+	}
+	t.Fatalf("the machine has no non-loopback IPv4 address for the node proxy: %v", addrs)
+	return ""
+}
+
+// nodeMetricsPath is the metrics path the nodes' ScrapeConfig gives node's target: its __metrics_path__
+// relabeling applied as Prometheus applies a replace (the regex anchored, the replacement expanded).
+func nodeMetricsPath(t testing.TB, node string) string {
+	t.Helper()
+	for _, rc := range monitoring.NodeScrapeConfig("shoot--test--gvisor").Spec.RelabelConfigs {
+		if rc.TargetLabel != "__metrics_path__" || rc.Replacement == nil {
+			continue
+		}
+		re := regexp.MustCompile("^(?:" + rc.Regex + ")$")
+		m := re.FindStringSubmatchIndex(node)
+		if m == nil {
+			t.Fatalf("the ScrapeConfig's __metrics_path__ regex %q does not match the node name %q", rc.Regex, node)
+		}
+		return string(re.ExpandString(nil, *rc.Replacement, node, m))
+	}
+	t.Fatal("the nodes' ScrapeConfig sets no __metrics_path__")
+	return ""
+}
+
+// scrapeSandbox scrapes path through the API server until the sandbox's memory series is there (bounded) and
+// returns its value.
+func scrapeSandbox(t testing.TB, cs *kubernetes.Clientset, sd *systemd, unit, path, sandbox string) float64 {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		raw, err := cs.CoreV1().RESTClient().Get().AbsPath(path).DoRaw(ctx)
+		cancel()
+		var last string
+		if err == nil {
+			v, found, perr := sandboxMemory(raw, sandbox)
+			switch {
+			case perr != nil:
+				t.Fatalf("the scrape through %s does not parse: %v\n%s", path, perr, raw)
+			case found:
+				return v
+			}
+			last = string(raw)
+		} else {
+			last = fmt.Sprintf("%v: %s", err, raw)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no runsc_sandbox_memory_usage_bytes of sandbox %s through %s within a minute; last answer:\n%s\n%s", sandbox, path, last, sd.journal(t, unit))
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// sandboxMemory parses a scrape and returns the sandbox's runsc_sandbox_memory_usage_bytes.
+func sandboxMemory(raw []byte, sandbox string) (float64, bool, error) {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(raw))
+	if err != nil {
+		return 0, false, err
+	}
+	f, ok := families["runsc_sandbox_memory_usage_bytes"]
+	if !ok {
+		return 0, false, nil
+	}
+	for _, m := range f.GetMetric() {
+		if label(m, "sandbox") == sandbox {
+			if g := m.GetGauge(); g != nil {
+				return g.GetValue(), true, nil
+			}
+			return m.GetUntyped().GetValue(), true, nil
+		}
+	}
+	return 0, false, nil
+}
+
+func label(m *dto.Metric, name string) string {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
+		}
+	}
+	return ""
+}
+
+// hostPID maps a PID of systemd's PID namespace to the test's (the NSpid line of the processes' status).
+func (s *systemd) hostPID(t testing.TB, inner string) int {
+	t.Helper()
+	files, _ := filepath.Glob("/proc/[0-9]*/status")
+	for _, f := range files {
+		status, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			fields := strings.Fields(strings.TrimPrefix(line, "NSpid:"))
+			if !strings.HasPrefix(line, "NSpid:") || len(fields) < 2 || fields[len(fields)-1] != inner {
+				continue
+			}
+			pid, _ := strconv.Atoi(fields[0])
+			if ppidIn(pid, s.pid) {
+				return pid
+			}
+		}
+	}
+	t.Fatalf("no process with PID %s in the test's systemd", inner)
+	return 0
+}
+
+// ppidIn reports whether ancestor is pid or one of its ancestors.
+func ppidIn(pid, ancestor int) bool {
+	for pid > 1 {
+		if pid == ancestor {
+			return true
+		}
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return false
+		}
+		// The fields after the command (in parentheses, which may hold spaces): state, then the parent's PID.
+		rest := string(stat[bytes.LastIndexByte(stat, ')')+1:])
+		fields := strings.Fields(rest)
+		if len(fields) < 2 {
+			return false
+		}
+		pid, _ = strconv.Atoi(fields[1])
+	}
+	return false
+}
+
+// journal is the unit's status for a failure message (this systemd has no journal; systemctl status shows the
+// state and the last exit).
+func (s *systemd) journal(t testing.TB, unit string) string {
+	t.Helper()
+	out, _ := s.systemctl(context.Background(), "status", "--no-pager", unit).CombinedOutput()
+	return string(out)
+}
