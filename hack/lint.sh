@@ -16,3 +16,5 @@ go vet ./...
 (cd cmd/gvisor-metric-server && go vet ./... && "$lint" run --config "$REPO_ROOT/.golangci.yaml" ./...)
 # hack/dashboard-picture is its own module too (the image library stays out of the controller's dependencies).
 (cd hack/dashboard-picture && go vet ./... && "$lint" run --config "$REPO_ROOT/.golangci.yaml" ./...)
+# test/tools/prometheus-config is its own module (prometheus-operator's dependency versions).
+(cd test/tools/prometheus-config && go vet ./... && "$lint" run --config "$REPO_ROOT/.golangci.yaml" ./...)

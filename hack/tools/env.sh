@@ -21,3 +21,5 @@ export GOLANGCI_LINT="$("$REPO_ROOT/hack/tools/golangci-lint.sh")"
 export GVISOR_TEST_NODE="$("$REPO_ROOT/hack/tools/node.sh")"
 # Prometheus' promtool, built from the Go module proxy: test/monitoring judges the gVisor rules and alerts with it.
 export GVISOR_TEST_PROMTOOL="$("$REPO_ROOT/hack/tools/promtool.sh")"
+# A real Prometheus and prometheus-operator's config generator (test/tools/prometheus-config): "<prometheus> <generator>".
+export GVISOR_TEST_PROMETHEUS="$("$REPO_ROOT/hack/tools/prometheus.sh")"

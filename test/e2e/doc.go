@@ -10,6 +10,11 @@
 // test: the seed's PriorityClass and Gardener's CRDs, the shoot namespace with its Cluster and shoot access
 // secret, the ContainerRuntime of a worker pool with the operation annotation.
 //
+// With sandbox metrics on, a real Prometheus (prometheus.go) runs as the shoot's: prometheus-operator's own code
+// (test/tools/prometheus-config) turns the ScrapeConfig and PrometheusRule the controller deployed into its
+// configuration, gardener-resource-manager's token requestor fills the shoot access secret made by Gardener's
+// NewShootAccessSecret, and the RBAC is the target ManagedResource of Gardener's shoot prometheus component.
+//
 // The package's non-test files are the steps, shared by its tests and by `make demo`'s real-node part
 // (test/e2e/demo).
 package e2e

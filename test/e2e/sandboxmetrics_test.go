@@ -74,6 +74,7 @@ func TestSandboxMetricsOnRealNode(t *testing.T) {
 			t.Errorf("the scrape lacks %q", want)
 		}
 	}
+	checkShootPrometheus(ctx, t, n, key.Namespace, pool, pod.Name)
 	measureMetricServer(t)
 
 	// The pool opts out: its providerConfig overrides the landscape's default, the pods roll without the server.

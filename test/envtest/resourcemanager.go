@@ -21,6 +21,8 @@ import (
 
 	"github.com/gardener/gardener/pkg/api/indexer"
 	resourcemanagerconfigv1alpha1 "github.com/gardener/gardener/pkg/apis/config/resourcemanager/v1alpha1"
+	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
+	"github.com/gardener/gardener/pkg/controller/tokenrequestor"
 	resourcemanagerclient "github.com/gardener/gardener/pkg/resourcemanager/client"
 	"github.com/gardener/gardener/pkg/resourcemanager/controller/garbagecollector"
 	"github.com/gardener/gardener/pkg/resourcemanager/controller/health"
@@ -28,9 +30,9 @@ import (
 	resourcemanagerpredicate "github.com/gardener/gardener/pkg/resourcemanager/predicate"
 )
 
-// ResourceManager is gardener-resource-manager's managedresource, health, progressing and garbage-collector controllers running
-// in-process against one API server as source and target (like a shoot's resource manager whose "shoot" is the
-// same cluster).
+// ResourceManager is gardener-resource-manager's managedresource, health, progressing, garbage-collector and
+// token-requestor controllers running in-process against one API server as source and target (like a shoot's
+// resource manager whose "shoot" is the same cluster).
 type ResourceManager struct {
 	cancel context.CancelFunc
 	done   chan error
@@ -98,6 +100,14 @@ func StartResourceManagerWith(ctx context.Context, cfg *rest.Config, opts Resour
 	}
 	if err := addManagedResourceController(mgr, rmConfig, opts.Apply); err != nil {
 		return nil, fmt.Errorf("gardener-resource-manager: adding managedresource controller: %w", err)
+	}
+	// A shoot's resource manager fills the shoot access Secrets (class shoot) of the shoot namespace with tokens of
+	// ServiceAccounts it creates in the shoot: the shoot Prometheus' token, say. Here seed and shoot are one cluster.
+	if err := (&tokenrequestor.Reconciler{
+		ConcurrentSyncs: 1,
+		Class:           new(resourcesv1alpha1.ResourceManagerClassShoot),
+	}).AddToManager(mgr, mgr, mgr); err != nil {
+		return nil, fmt.Errorf("gardener-resource-manager: adding token requestor: %w", err)
 	}
 
 	// ctx bounds the start only: the controllers run until Stop, so that a caller may use a signal context to

@@ -12,6 +12,7 @@ package realcomponents
 import (
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -69,3 +70,15 @@ func GVisorRebuildDir(t testing.TB) string {
 // Node returns what the real-sandbox test nodes need from Debian, "busybox=PATH cni=DIR" (GVISOR_TEST_NODE,
 // printed by hack/tools/node.sh; test/node parses it).
 func Node(t testing.TB) string { return Env(t, "GVISOR_TEST_NODE", "tool-node") }
+
+// Prometheus returns a real Prometheus binary and prometheus-config, prometheus-operator's config generator
+// (GVISOR_TEST_PROMETHEUS, "<prometheus> <prometheus-config>", hack/tools/prometheus.sh).
+func Prometheus(t testing.TB) (prometheus, config string) {
+	t.Helper()
+	v := Env(t, "GVISOR_TEST_PROMETHEUS", "tool-prometheus")
+	f := strings.Fields(v)
+	if len(f) != 2 {
+		t.Fatalf("GVISOR_TEST_PROMETHEUS=%q: want \"<prometheus> <prometheus-config>\" (hack/tools/prometheus.sh)", v)
+	}
+	return executable(t, f[0], "GVISOR_TEST_PROMETHEUS", "tool-prometheus"), executable(t, f[1], "GVISOR_TEST_PROMETHEUS", "tool-prometheus")
+}

@@ -1,0 +1,330 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
+	"github.com/gardener/gardener/pkg/client/kubernetes"
+	"github.com/gardener/gardener/pkg/component"
+	"github.com/gardener/gardener/pkg/component/observability/monitoring/prometheus"
+	shootprometheus "github.com/gardener/gardener/pkg/component/observability/monitoring/prometheus/shoot"
+	gardenerutils "github.com/gardener/gardener/pkg/utils/gardener"
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/yaml"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/kubenode"
+)
+
+// ShootPrometheus is a real Prometheus process run as a shoot's Prometheus: on the configuration prometheus-operator
+// makes (its own code, test/tools/prometheus-config) of the ScrapeConfigs and PrometheusRules the extension deployed
+// into the shoot namespace, with the shoot access token gardener-resource-manager's token requestor wrote and the
+// shoot RBAC Gardener's own prometheus component grants it. It runs in the node's network, where kube-apiserver
+// (the name the ScrapeConfigs use, as in a shoot namespace) resolves to the node's API server on port 443.
+type ShootPrometheus struct {
+	cmd    *exec.Cmd
+	log    *bytes.Buffer
+	http   *http.Client
+	Config string
+}
+
+// PrometheusTools are the binaries of hack/tools/prometheus.sh: a real Prometheus and prometheus-config.
+type PrometheusTools struct{ Prometheus, Config string }
+
+// shootPrometheusLabel selects the shoot Prometheus' objects (Gardener's label value for it, prometheus=shoot).
+var shootPrometheusLabel = "prometheus=" + shootprometheus.Label
+
+// listenAddress is where Prometheus serves its API inside the node's network.
+const listenAddress = "127.0.0.1:9090"
+
+// StartShootPrometheus grants the shoot Prometheus its access as Gardener does, turns the shoot namespace's
+// monitoring objects into a Prometheus configuration with the operator's code (scrape and evaluation intervals
+// shortened to interval), and starts Prometheus on it; Stop ends it.
+func StartShootPrometheus(ctx context.Context, n *kubenode.Node, tools PrometheusTools, namespace, dir string, interval time.Duration) (*ShootPrometheus, error) {
+	c := n.Client()
+	token, err := shootAccess(ctx, c, namespace)
+	if err != nil {
+		return nil, err
+	}
+	objects, err := monitoringObjects(ctx, c, namespace, token)
+	if err != nil {
+		return nil, err
+	}
+	objectsFile := filepath.Join(dir, "objects.yaml")
+	if err := os.WriteFile(objectsFile, objects, 0o600); err != nil {
+		return nil, err
+	}
+	out := filepath.Join(dir, "config")
+	gen := exec.CommandContext(ctx, tools.Config, "--objects", objectsFile, "--out", out, "--namespace", namespace,
+		"--selector", shootPrometheusLabel, "--scrape-interval", interval.String(), "--evaluation-interval", interval.String())
+	if msg, err := gen.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("prometheus-operator's config generator on the shoot namespace's monitoring objects: %w\n%s", err, msg)
+	}
+	hosts := filepath.Join(dir, "hosts")
+	if err := os.WriteFile(hosts, []byte("127.0.0.1 localhost\n"+kubenode.NodeIP+" kube-apiserver\n"), 0o644); err != nil {
+		return nil, err
+	}
+	p := &ShootPrometheus{log: &bytes.Buffer{}, Config: filepath.Join(out, "prometheus.yaml")}
+	// /etc/hosts is the process's own (a private mount namespace): the machine's stays untouched.
+	p.cmd = n.NetCommand(context.WithoutCancel(ctx), "unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+		`mount -n --bind "$0" /etc/hosts && exec "$@"`, hosts,
+		tools.Prometheus, "--config.file="+p.Config, "--storage.tsdb.path="+filepath.Join(dir, "tsdb"),
+		"--web.listen-address="+listenAddress, "--log.level=info")
+	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
+	if err := p.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting Prometheus: %w", err)
+	}
+	p.http = &http.Client{Transport: &http.Transport{DialContext: n.Dial}, Timeout: 10 * time.Second}
+	err = Poll(ctx, time.Minute, 200*time.Millisecond, "Prometheus ready", func() error {
+		resp, err := p.http.Get("http://" + listenAddress + "/-/ready")
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("/-/ready: %s", resp.Status)
+		}
+		return nil
+	})
+	if err != nil {
+		p.Stop()
+		return nil, fmt.Errorf("%w\n%s", err, p.Log())
+	}
+	return p, nil
+}
+
+// Stop ends Prometheus.
+func (p *ShootPrometheus) Stop() {
+	if p.cmd != nil && p.cmd.Process != nil {
+		_ = p.cmd.Process.Kill()
+		_ = p.cmd.Wait()
+	}
+}
+
+// Log is Prometheus' output so far.
+func (p *ShootPrometheus) Log() string { return p.log.String() }
+
+// Target is one active target of /api/v1/targets.
+type Target struct {
+	Labels    map[string]string `json:"labels"`
+	ScrapeURL string            `json:"scrapeUrl"`
+	Health    string            `json:"health"`
+	LastError string            `json:"lastError"`
+}
+
+// Targets returns the active targets.
+func (p *ShootPrometheus) Targets() ([]Target, error) {
+	var data struct {
+		ActiveTargets []Target `json:"activeTargets"`
+	}
+	return data.ActiveTargets, p.get("/api/v1/targets?state=active", &data)
+}
+
+// Sample is one series of an instant query's vector.
+type Sample struct {
+	Metric map[string]string `json:"metric"`
+	Value  [2]any            `json:"value"`
+}
+
+// Float is the sample's value.
+func (s Sample) Float() float64 {
+	var f float64
+	if v, ok := s.Value[1].(string); ok {
+		_, _ = fmt.Sscan(v, &f)
+	}
+	return f
+}
+
+// Query runs an instant PromQL query.
+func (p *ShootPrometheus) Query(query string) ([]Sample, error) {
+	var data struct {
+		ResultType string   `json:"resultType"`
+		Result     []Sample `json:"result"`
+	}
+	if err := p.get("/api/v1/query?query="+url.QueryEscape(query), &data); err != nil {
+		return nil, fmt.Errorf("query %s: %w", query, err)
+	}
+	if data.ResultType != "vector" {
+		return nil, fmt.Errorf("query %s: a %s, want a vector", query, data.ResultType)
+	}
+	return data.Result, nil
+}
+
+// Rule is one rule of /api/v1/rules.
+type Rule struct {
+	Name      string `json:"name"`
+	Type      string `json:"type"`
+	Health    string `json:"health"`
+	LastError string `json:"lastError"`
+	State     string `json:"state"`
+}
+
+// Rules returns every rule of every group, as Prometheus evaluated them last.
+func (p *ShootPrometheus) Rules() ([]Rule, error) {
+	var data struct {
+		Groups []struct {
+			Rules []Rule `json:"rules"`
+		} `json:"groups"`
+	}
+	if err := p.get("/api/v1/rules", &data); err != nil {
+		return nil, err
+	}
+	var out []Rule
+	for _, g := range data.Groups {
+		out = append(out, g.Rules...)
+	}
+	return out, nil
+}
+
+func (p *ShootPrometheus) get(path string, data any) error {
+	resp, err := p.http.Get("http://" + listenAddress + path)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	var envelope struct {
+		Status string          `json:"status"`
+		Error  string          `json:"error"`
+		Data   json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(body, &envelope); err != nil {
+		return fmt.Errorf("GET %s: %s: %w", path, resp.Status, err)
+	}
+	if envelope.Status != "success" {
+		return fmt.Errorf("GET %s: %s: %s", path, resp.Status, envelope.Error)
+	}
+	return json.Unmarshal(envelope.Data, data)
+}
+
+// shootAccess creates the shoot Prometheus' access Secret as Gardener does (gardenerutils.NewShootAccessSecret), lets
+// gardener-resource-manager's token requestor fill it and grants its ServiceAccount the shoot RBAC of Gardener's
+// prometheus component (its target ManagedResource, applied by gardener-resource-manager); it returns the token.
+func shootAccess(ctx context.Context, c client.Client, namespace string) (string, error) {
+	if err := gardenerutils.NewShootAccessSecret(shootprometheus.AccessSecretName, namespace).Reconcile(ctx, c); err != nil {
+		return "", fmt.Errorf("the shoot Prometheus' access secret: %w", err)
+	}
+	if err := targetRBAC(ctx, c, namespace); err != nil {
+		return "", err
+	}
+	var token string
+	err := Poll(ctx, time.Minute, 200*time.Millisecond, "the token requestor's token in "+shootprometheus.AccessSecretName, func() error {
+		s := &corev1.Secret{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: shootprometheus.AccessSecretName}, s); err != nil {
+			return err
+		}
+		if token = string(s.Data[resourcesv1alpha1.DataKeyToken]); token == "" {
+			return fmt.Errorf("no %s in the secret yet", resourcesv1alpha1.DataKeyToken)
+		}
+		return nil
+	})
+	return token, err
+}
+
+// targetRBAC deploys Gardener's shoot prometheus component into an in-memory client and copies its target
+// ManagedResource (the shoot's ClusterRole and ClusterRoleBinding for the prometheus-shoot ServiceAccount) with its
+// Secrets into the seed, where gardener-resource-manager applies it to the shoot.
+func targetRBAC(ctx context.Context, c client.Client, namespace string) error {
+	mem := fakeclient.NewClientBuilder().WithScheme(kubernetes.SeedScheme).Build()
+	values := prometheus.Values{
+		Name:        shootprometheus.Label,
+		ClusterType: component.ClusterTypeShoot,
+		TargetCluster: &prometheus.TargetClusterValues{
+			ServiceAccountName: shootprometheus.ServiceAccountName,
+			ScrapesMetrics:     true,
+		},
+	}
+	if err := prometheus.New(logr.Discard(), mem, namespace, values).Deploy(ctx); err != nil {
+		return fmt.Errorf("the shoot prometheus component of Gardener: %w", err)
+	}
+	mr := &resourcesv1alpha1.ManagedResource{}
+	if err := mem.Get(ctx, client.ObjectKey{Namespace: namespace, Name: "prometheus-" + shootprometheus.Label + "-target"}, mr); err != nil {
+		return fmt.Errorf("the shoot prometheus component's target ManagedResource: %w", err)
+	}
+	for _, ref := range mr.Spec.SecretRefs {
+		s := &corev1.Secret{}
+		if err := mem.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.Name}, s); err != nil {
+			return err
+		}
+		s.ResourceVersion = ""
+		if err := c.Create(ctx, s); err != nil {
+			return fmt.Errorf("the target ManagedResource's secret %s: %w", s.Name, err)
+		}
+	}
+	mr.ResourceVersion = ""
+	if err := c.Create(ctx, mr); err != nil {
+		return fmt.Errorf("the shoot prometheus component's target ManagedResource: %w", err)
+	}
+	return Poll(ctx, time.Minute, 200*time.Millisecond, "the target ManagedResource applied", func() error {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(mr), mr); err != nil {
+			return err
+		}
+		for _, cond := range mr.Status.Conditions {
+			if cond.Type == resourcesv1alpha1.ResourcesApplied && cond.Status == "True" {
+				return nil
+			}
+		}
+		return fmt.Errorf("not applied yet: %+v", mr.Status.Conditions)
+	})
+}
+
+// monitoringObjects are the shoot Prometheus' ScrapeConfigs and PrometheusRules in the namespace, as stored, and
+// its access Secret carrying token, as YAML documents.
+func monitoringObjects(ctx context.Context, c client.Client, namespace, token string) ([]byte, error) {
+	var docs []string
+	for _, gvk := range []schema.GroupVersionKind{
+		{Group: "monitoring.coreos.com", Version: "v1alpha1", Kind: "ScrapeConfigList"},
+		{Group: "monitoring.coreos.com", Version: "v1", Kind: "PrometheusRuleList"},
+	} {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(gvk)
+		key, value, _ := strings.Cut(shootPrometheusLabel, "=")
+		if err := c.List(ctx, list, client.InNamespace(namespace), client.MatchingLabels{key: value}); err != nil {
+			return nil, fmt.Errorf("listing %s in %s: %w", gvk.Kind, namespace, err)
+		}
+		if len(list.Items) == 0 {
+			return nil, fmt.Errorf("no %s with %s in %s: the extension deployed no shoot monitoring", strings.TrimSuffix(gvk.Kind, "List"), shootPrometheusLabel, namespace)
+		}
+		for _, item := range list.Items {
+			unstructured.RemoveNestedField(item.Object, "metadata", "managedFields")
+			raw, err := yaml.Marshal(item.Object)
+			if err != nil {
+				return nil, err
+			}
+			docs = append(docs, string(raw))
+		}
+	}
+	secret := &corev1.Secret{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		Data:     map[string][]byte{resourcesv1alpha1.DataKeyToken: []byte(token)},
+	}
+	secret.Name, secret.Namespace = shootprometheus.AccessSecretName, namespace
+	raw, err := yaml.Marshal(secret)
+	if err != nil {
+		return nil, err
+	}
+	docs = append(docs, string(raw))
+	return []byte(strings.Join(docs, "---\n")), nil
+}
