@@ -74,8 +74,8 @@ gvisor-sums:
 	@hack/gvisor-sums.sh
 
 ## dashboard-picture: docs/images/gvisor-dashboard.png, drawn by our code (hack/dashboard-picture) from the shoot
-## dashboard's query results on real gVisor sandboxes (test/monitoring's TestSandboxMemoryMetric, root; the results
-## are kept beside it as gvisor-dashboard.json)
+## dashboard's range queries on a real Prometheus scraping a real gVisor node under a load (test/e2e's
+## TestSandboxMetricsOnRealNode, root; the results are kept beside it as gvisor-dashboard.json)
 .PHONY: dashboard-picture
 dashboard-picture: tools
 	@hack/dashboard-picture.sh

@@ -1,10 +1,9 @@
 // SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Command dashboard-picture draws the shoot Plutono dashboard's panels from the query results that
-// test/monitoring's TestSandboxMemoryMetric evaluated with Prometheus' PromQL engine (promtool) on the series of
-// real gVisor sandboxes (GVISOR_DASHBOARD_DATA): our own rendering of the panels' data for the docs, not a
-// screenshot of Plutono. Its own module, so that the image library stays out of the controller's dependencies.
+// Command dashboard-picture draws the shoot Plutono dashboard's panels from the range query results that
+// test/e2e's TestSandboxMetricsOnRealNode got from a real Prometheus scraping a real gVisor node under a load
+// (GVISOR_DASHBOARD_DATA): our own rendering of the panels' data for the docs, not a screenshot of Plutono. Its own module, so that the image library stays out of the controller's dependencies.
 //
 //	go run . -in ../../docs/images/gvisor-dashboard.json -out ../../docs/images/gvisor-dashboard.png
 package main
@@ -17,7 +16,7 @@ import (
 )
 
 func main() {
-	in := flag.String("in", "", "the query results (JSON) that TestSandboxMemoryMetric wrote to $GVISOR_DASHBOARD_DATA")
+	in := flag.String("in", "", "the query results (JSON) that TestSandboxMetricsOnRealNode wrote to $GVISOR_DASHBOARD_DATA")
 	out := flag.String("out", "", "the PNG to write")
 	flag.Parse()
 	if *in == "" || *out == "" {
@@ -37,7 +36,7 @@ func run(in, out string) error {
 	}
 	var dashboards []dashboard
 	if err := json.Unmarshal(raw, &dashboards); err != nil {
-		return fmt.Errorf("%s is not the JSON TestSandboxMemoryMetric writes: %w", in, err)
+		return fmt.Errorf("%s is not the JSON TestSandboxMetricsOnRealNode writes: %w", in, err)
 	}
 	if len(dashboards) != 1 {
 		return fmt.Errorf("%s holds %d dashboards, want 1 (one picture per dashboard)", in, len(dashboards))
@@ -54,7 +53,9 @@ func run(in, out string) error {
 
 // dashboard is the JSON of test/monitoring (pictureDashboard).
 type dashboard struct {
-	Title  string  `json:"title"`
+	Title string `json:"title"`
+	// Source says where the data comes from (the picture's subtitle).
+	Source string  `json:"source"`
 	Panels []panel `json:"panels"`
 }
 
@@ -62,11 +63,13 @@ type panel struct {
 	Title   string   `json:"title"`
 	Expr    string   `json:"expr"`
 	Unit    string   `json:"unit"`
-	Minutes []int    `json:"minutes"`
+	Seconds []int    `json:"seconds"`
 	Series  []series `json:"series"`
+	// Note is drawn instead of the series where the run had none to show.
+	Note string `json:"note"`
 }
 
 type series struct {
 	Legend string    `json:"legend"`
-	Values []float64 `json:"values"` // per minute; negative: no value
+	Values []float64 `json:"values"` // per step of Seconds; negative: no value
 }

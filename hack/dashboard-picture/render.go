@@ -41,14 +41,17 @@ var (
 	}
 )
 
+// xLabelEvery is the x axis' label spacing in seconds.
+const xLabelEvery = 15
+
 // render draws the dashboard's panels two per row, in the dashboard's order, each a line chart of its series over
-// the minutes with the y axis in the panel's unit and a legend.
+// the run's seconds with the y axis in the panel's unit and a legend.
 func render(d dashboard) ([]byte, error) {
 	rows := (len(d.Panels) + 1) / 2
 	img := image.NewRGBA(image.Rect(0, 0, width, headerH+rows*panelH))
 	fill(img, img.Bounds(), background)
 	text(img, 12, 20, textColor, d.Title)
-	text(img, 12, 36, dimText, "Our rendering of the panels' PromQL results (promtool) on series scraped from real gVisor sandboxes in test/monitoring; not a Plutono screenshot.")
+	text(img, 12, 36, dimText, d.Source)
 	for i, p := range d.Panels {
 		x0, y0 := (i%2)*panelW, headerH+(i/2)*panelH
 		if err := drawPanel(img, image.Rect(x0+4, y0+4, x0+panelW-4, y0+panelH-4), p); err != nil {
@@ -67,8 +70,12 @@ func drawPanel(img *image.RGBA, r image.Rectangle, p panel) error {
 	text(img, r.Min.X+8, r.Min.Y+16, textColor, p.Title)
 	plot := image.Rect(r.Min.X+plotLeft, r.Min.Y+plotTop, r.Max.X-plotRight, r.Max.Y-plotBottom)
 	lo, hi, ok := valueRange(p.Series)
+	if !ok && p.Note != "" {
+		text(img, plot.Min.X, plot.Min.Y+plot.Dy()/2, dimText, truncate(p.Note, plot.Dx()/7))
+		return nil
+	}
 	if !ok {
-		return fmt.Errorf("no values: the test fails a panel without data, so this file is not from a passing run")
+		return fmt.Errorf("no values and no note: the test fails a panel without data, so this file is not from a passing run")
 	}
 	for i := 0; i <= 4; i++ {
 		v := lo + (hi-lo)*float64(i)/4
@@ -77,12 +84,14 @@ func drawPanel(img *image.RGBA, r image.Rectangle, p panel) error {
 		label := formatValue(v, p.Unit)
 		text(img, plot.Min.X-8-7*len(label), y+4, dimText, label)
 	}
-	n := len(p.Minutes)
+	n := len(p.Seconds)
 	xOf := func(i int) int { return plot.Min.X + int(float64(plot.Dx())*float64(i)/float64(max(n-1, 1))) }
-	for i, m := range p.Minutes {
-		if m%5 == 0 {
-			label := fmt.Sprintf("%dm", m)
+	next := 0
+	for i, sec := range p.Seconds {
+		if sec >= next {
+			label := fmt.Sprintf("%ds", sec)
 			text(img, xOf(i)-3*len(label), plot.Max.Y+14, dimText, label)
+			next = sec + xLabelEvery
 		}
 	}
 	yOf := func(v float64) int { return plot.Max.Y - int(float64(plot.Dy())*(v-lo)/(hi-lo)) }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -55,16 +56,28 @@ type Dashboard struct {
 
 // Panel is one dashboard panel and its queries.
 type Panel struct {
-	Title   string `json:"title"`
-	Targets []struct {
-		Expr         string `json:"expr"`
-		LegendFormat string `json:"legendFormat"`
-	} `json:"targets"`
+	Title       string   `json:"title"`
+	Targets     []Target `json:"targets"`
 	FieldConfig struct {
 		Defaults struct {
 			Unit string `json:"unit"`
 		} `json:"defaults"`
 	} `json:"fieldConfig"`
+}
+
+// Target is one query of a panel and its legend format ({{label}} placeholders).
+type Target struct {
+	Expr         string `json:"expr"`
+	LegendFormat string `json:"legendFormat"`
+}
+
+// kubeStateMetricsPrefix starts the names of the series of the shoot's kube-state-metrics.
+const kubeStateMetricsPrefix = "kube_"
+
+// ReadsKubeStateMetrics reports whether the query reads the shoot's kube-state-metrics (the installation pods'
+// restarts, the DaemonSet delivery mode's proof signal) rather than the nodes' gVisor metric servers.
+func (t Target) ReadsKubeStateMetrics() bool {
+	return strings.Contains(t.Expr, kubeStateMetricsPrefix)
 }
 
 // DashboardConfigMap is the shoot Plutono's ConfigMap of our dashboards (one key per dashboard file).

@@ -47,5 +47,6 @@ var ScrapedMetrics = []string{
 	"runsc_sandbox_creation_time_seconds",
 	"runsc_sandbox_memory_kind_bytes",
 	"runsc_sandbox_memory_usage_bytes",
+	"runsc_sandbox_metadata",
 	"runsc_sandbox_running",
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -165,6 +166,46 @@ func (p *ShootPrometheus) Query(query string) ([]Sample, error) {
 	}
 	if data.ResultType != "vector" {
 		return nil, fmt.Errorf("query %s: a %s, want a vector", query, data.ResultType)
+	}
+	return data.Result, nil
+}
+
+// Range is one series of a range query's matrix.
+type Range struct {
+	Metric map[string]string `json:"metric"`
+	Values [][2]any          `json:"values"`
+}
+
+// Points are the series' timestamps (Unix seconds) and values.
+func (r Range) Points() map[int64]float64 {
+	out := map[int64]float64{}
+	for _, v := range r.Values {
+		ts, _ := v[0].(float64)
+		var f float64
+		if s, ok := v[1].(string); ok {
+			_, _ = fmt.Sscan(s, &f)
+		}
+		out[int64(ts)] = f
+	}
+	return out
+}
+
+// QueryRange runs a PromQL range query from start to end with step.
+func (p *ShootPrometheus) QueryRange(query string, start, end time.Time, step time.Duration) ([]Range, error) {
+	var data struct {
+		ResultType string  `json:"resultType"`
+		Result     []Range `json:"result"`
+	}
+	q := url.Values{}
+	q.Set("query", query)
+	q.Set("start", strconv.FormatInt(start.Unix(), 10))
+	q.Set("end", strconv.FormatInt(end.Unix(), 10))
+	q.Set("step", strconv.FormatFloat(step.Seconds(), 'f', -1, 64))
+	if err := p.get("/api/v1/query_range?"+q.Encode(), &data); err != nil {
+		return nil, fmt.Errorf("range query %s: %w", query, err)
+	}
+	if data.ResultType != "matrix" {
+		return nil, fmt.Errorf("range query %s: a %s, want a matrix", query, data.ResultType)
 	}
 	return data.Result, nil
 }

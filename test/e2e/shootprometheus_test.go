@@ -124,6 +124,7 @@ func checkShootPrometheus(ctx context.Context, t *testing.T, n *kubenode.Node, n
 		}
 	}
 	t.Logf("the shoot Prometheus evaluates %d rules of the PrometheusRule, all healthy, no alert pending or firing", len(rules))
+	checkDashboard(ctx, t, n, p)
 }
 
 // sandboxMemoryNow reads the gVisor pod's runsc_sandbox_memory_usage_bytes through the pod proxy.

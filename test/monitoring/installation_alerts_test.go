@@ -4,8 +4,12 @@
 package monitoring_test
 
 import (
+	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/monitoring"
 )
 
 // installationRulesFile holds the alerts on the installation, over the shoot's kube-state-metrics.
@@ -57,6 +61,7 @@ func TestInstallationAlerts(t *testing.T) {
 	// Another DaemonSet of kube-system with unavailable pods must not count.
 	r.addRawSeries("kube_daemonset_status_number_unavailable", ksm(map[string]string{"namespace": "kube-system", "daemonset": "kube-proxy-pool-a"}), "2x60")
 
+	checkProofPanel(t, r.series, pods)
 	r.expectAlert("GVisorSandboxProofFailed", "9m", nil, nil)
 	r.expectAlert("GVisorSandboxProofFailed", "11m", map[string]string{"namespace": "kube-system", "pod": pods["node-2"], "node": "node-2",
 		"severity": "warning", "type": "shoot", "visibility": "all"}, map[string]string{
@@ -87,4 +92,54 @@ func notReady(pool string, n int) expAlert {
 				"kube-system get pods -o wide -l app.kubernetes.io/name=gvisor-installation,app.kubernetes.io/instance=" + pool + ").",
 		},
 	}
+}
+
+// checkProofPanel evaluates the dashboard's panels on kube-state-metrics' series (the failed re-proofs per node)
+// on the same series: 0 for every node before node-2's idle container restarts, about 1 for node-2 after it (an
+// increase over an hour, extrapolated), still 0 for the others.
+func checkProofPanel(t *testing.T, series []string, pods map[string]string) {
+	t.Helper()
+	dashboards, err := monitoring.Dashboards()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exprs []string
+	for file, raw := range dashboards {
+		var d monitoring.Dashboard
+		if err := json.Unmarshal([]byte(raw), &d); err != nil {
+			t.Fatalf("dashboard %s: %v", file, err)
+		}
+		for _, p := range d.Panels {
+			for _, target := range p.Targets {
+				if target.ReadsKubeStateMetrics() {
+					exprs = append(exprs, target.Expr)
+				}
+			}
+		}
+	}
+	if len(exprs) == 0 {
+		t.Fatal("no dashboard panel reads kube-state-metrics: the failed re-proofs panel is gone")
+	}
+	results := queryAt(t, nil, series, exprs, []int{9, 11, 59})
+	for _, expr := range exprs {
+		for _, minute := range []int{9, 11, 59} {
+			got := map[string]float64{}
+			for _, r := range results[expr][minute] {
+				got[legendNode(r.labels)] = r.value
+			}
+			for node := range pods {
+				failed := node == "node-2" && minute > 10
+				if v, ok := got[node]; !ok || (failed && v < 0.5) || (!failed && v != 0) {
+					t.Errorf("panel query %q at %dm: node %s has %v (present %v), want %s", expr, minute, node, v, ok, map[bool]string{true: "about 1", false: "0"}[failed])
+				}
+			}
+		}
+	}
+}
+
+// legendNode is the node label of promtool's printed label set.
+func legendNode(labels string) string {
+	_, rest, _ := strings.Cut(labels, `node="`)
+	node, _, _ := strings.Cut(rest, `"`)
+	return node
 }

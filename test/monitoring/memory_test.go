@@ -7,7 +7,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -66,9 +68,35 @@ func TestSandboxMemoryMetric(t *testing.T) {
 	if cpu.value <= 0 {
 		t.Errorf("the loaded container's CPU time is %g, want > 0 (dd filled 64 MiB)", cpu.value)
 	}
+	checkSandboxMetadata(t, samples, loaded, runscVersion(t, filepath.Join(s.release, "runsc")))
 	broken := hangSandbox(t, n, ms, loaded)
 	judgeRules(t, samples, broken, loaded)
 	judgeShootMonitoring(t, samples, broken, loaded)
+}
+
+// checkSandboxMetadata: the sandbox's metadata series names the release that created it (the real runsc's own
+// --version) and a platform, with the pod's labels.
+func checkSandboxMetadata(t *testing.T, samples []sample, pod *nodetest.Pod, version string) {
+	t.Helper()
+	m := one(t, samples, "runsc_sandbox_metadata", map[string]string{"sandbox": pod.ID, "pod_name": pod.Config.Metadata.Name, "namespace_name": "gvisor-test"})
+	if m.value != 1 || m.labels["version"] != version || m.labels["platform"] == "" || m.labels["cpuarch"] != runtime.GOARCH {
+		t.Errorf("%s, want value 1, version %q (runsc --version), a platform and cpuarch %s", m, version, runtime.GOARCH)
+	}
+}
+
+// runscVersion is what runsc --version says its version is ("runsc version X").
+func runscVersion(t *testing.T, runsc string) string {
+	t.Helper()
+	out, err := exec.Command(runsc, "--version").Output()
+	if err != nil {
+		t.Fatalf("%s --version: %v", runsc, err)
+	}
+	first, _, _ := strings.Cut(string(out), "\n")
+	v, ok := strings.CutPrefix(first, "runsc version ")
+	if !ok {
+		t.Fatalf("%s --version says %q", runsc, out)
+	}
+	return v
 }
 
 // hangSandbox stops the pod's sentry (SIGSTOP: a hung sandbox, the failure the metric server must report) and

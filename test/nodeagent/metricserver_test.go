@@ -62,6 +62,7 @@ func TestNodeAgentMetricServer(t *testing.T) {
 	}
 	writeInlineFiles(t, root, osc.Spec.Files)
 	extractFiles(t, root, n.Socket(), osc.Spec.Files)
+	s.assertExtracted(t, root, osc.Spec.Files)
 	if err := n.Restart(ctx); err != nil {
 		t.Fatalf("%s does not restart on node-agent's config: %v", c, err)
 	}

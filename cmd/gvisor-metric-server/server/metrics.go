@@ -39,6 +39,13 @@ var (
 		Type: prometheus.TypeGauge,
 		Help: "When the sandbox was created, as a unix timestamp in seconds.",
 	}
+	// sandboxMetadata is 1 for each served sandbox, labelled with what runsc recorded about it at creation
+	// (Sandbox.MetricMetadata, metadataLabels): which gVisor release and platform a pod's sandbox runs on.
+	sandboxMetadata = prometheus.Metric{
+		Name: "sandbox_metadata",
+		Type: prometheus.TypeGauge,
+		Help: "1 for each served sandbox, labelled with the runsc version, platform, network, overlay, file system mode and CPU architecture it was created with.",
+	}
 	// sandboxesRunning and sandboxesBroken describe the node: how many sandboxes were served on this scrape, and
 	// how many requested metrics but could not be exported (a hung or broken sandbox, or one failing verification).
 	sandboxesRunning = prometheus.Metric{
@@ -52,6 +59,20 @@ var (
 		Help: "Number of sandboxes that requested metrics but whose metrics could not be exported on this scrape.",
 	}
 )
+
+// metadataLabels are the keys of runsc's sandbox metadata (config.Config.MetricMetadata) that sandboxMetadata
+// carries, each under the same name; a key the sandbox did not record is an empty label, so that every series has
+// the same labels. (numcores, go and experiment are left out: they say nothing a dashboard groups by.)
+var metadataLabels = []string{"version", "platform", "network", "overlay", "fsmode", "cpuarch"}
+
+// metadata is the sandboxMetadata labels of a sandbox's recorded metadata.
+func metadata(recorded map[string]string) map[string]string {
+	out := make(map[string]string, len(metadataLabels))
+	for _, k := range metadataLabels {
+		out[k] = recorded[k]
+	}
+	return out
+}
 
 // memoryKinds returns the sentry's accounting kinds of u by label value.
 func memoryKinds(u memoryUsage) map[string]uint64 {

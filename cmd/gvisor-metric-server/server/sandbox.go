@@ -38,6 +38,7 @@ type served struct {
 	sandbox    *sandbox.Sandbox
 	labels     map[string]string
 	created    time.Time
+	metadata   map[string]string // sandboxMetadata's labels
 	containers map[string]string // container ID -> container name ("POD" for the pause container)
 	verifier   *prometheus.Verifier
 	cleanup    func()
@@ -77,7 +78,7 @@ func load(root, address, id string) (*served, error) {
 	if err != nil {
 		return nil, fmt.Errorf("verifier for sandbox %s: %w", id, err)
 	}
-	return &served{root: root, sandbox: rootCont.Sandbox, labels: labels, created: rootCont.CreatedAt, containers: names(conts), verifier: v, cleanup: cleanup}, nil
+	return &served{root: root, sandbox: rootCont.Sandbox, labels: labels, created: rootCont.CreatedAt, metadata: metadata(rootCont.Sandbox.MetricMetadata), containers: names(conts), verifier: v, cleanup: cleanup}, nil
 }
 
 // names maps the containers' IDs to their Kubernetes names.
@@ -158,6 +159,7 @@ func (s *served) query() (*prometheus.Snapshot, *prometheus.Snapshot, error) {
 		prometheus.NewIntData(&sandboxRunning, 1),
 		prometheus.NewFloatData(&sandboxCreated, float64(s.created.UnixNano())/1e9),
 		prometheus.NewIntData(&sandboxMemory, int64(mem.Total)),
+		prometheus.LabeledIntData(&sandboxMetadata, s.metadata, 1),
 	)
 	for kind, v := range memoryKinds(mem) {
 		ours.Add(prometheus.LabeledIntData(&sandboxMemoryKind, map[string]string{"kind": kind}, int64(v)))
