@@ -28,8 +28,6 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/monitoring"
 	oscwebhook "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
-	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
-	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
 )
 
@@ -51,21 +49,9 @@ const metricServerNode = "gvisor-node-0"
 //     registration outlives the server.
 func TestNodeAgentMetricServer(t *testing.T) {
 	s := newSuite(t)
-	c := installertest.Release(t, "2.4")
-	ctx := context.Background()
-	n := nodetest.New(t, nodetest.Config{Containerd: c, Tools: s.tools, Images: s.images})
-	root := n.HostRoot()
-	writeHostsToml(t, root, s.registry)
 	osc := s.metrics.DeepCopy()
-	if err := reconcileContainerd(t, c, root, n.Socket(), osc); err != nil {
-		t.Fatalf("node-agent's ReconcileContainerdConfig on %s: %v", c, err)
-	}
-	writeInlineFiles(t, root, osc.Spec.Files)
-	extractFiles(t, root, n.Socket(), osc.Spec.Files)
-	s.assertExtracted(t, root, osc.Spec.Files)
-	if err := n.Restart(ctx); err != nil {
-		t.Fatalf("%s does not restart on node-agent's config: %v", c, err)
-	}
+	n := s.appliedNode(t, osc)
+	root := n.HostRoot()
 
 	unit := oscUnit(t, osc, oscwebhook.MetricServerUnitName)
 	binDir := extensionsv1alpha1.ContainerDRuntimeContainersBinFolder

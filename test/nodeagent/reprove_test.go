@@ -40,20 +40,9 @@ const reproveWait = render.MinReproveInterval + 50*time.Second
 // to a file instead of a journal this systemd does not have.
 func TestNodeAgentReprove(t *testing.T) {
 	s := newSuite(t)
-	c := installertest.Release(t, "2.4")
-	ctx := context.Background()
-	n := nodetest.New(t, nodetest.Config{Containerd: c, Tools: s.tools, Images: s.images})
-	root := n.HostRoot()
-	writeHostsToml(t, root, s.registry)
 	osc := s.gvisor.DeepCopy()
-	if err := reconcileContainerd(t, c, root, n.Socket(), osc); err != nil {
-		t.Fatalf("node-agent's ReconcileContainerdConfig on %s: %v", c, err)
-	}
-	writeInlineFiles(t, root, osc.Spec.Files)
-	extractFiles(t, root, n.Socket(), osc.Spec.Files)
-	if err := n.Restart(ctx); err != nil {
-		t.Fatalf("%s does not restart on node-agent's config: %v", c, err)
-	}
+	n := s.appliedNode(t, osc)
+	root := n.HostRoot()
 
 	sd := startSystemd(t)
 	proofLog := installUnits(t, sd, n, osc)
@@ -95,6 +84,27 @@ func TestNodeAgentReprove(t *testing.T) {
 		t.Fatalf("the timer's proof after runsc was repaired: %s\n%s", result, tail(proofLog))
 	}
 	assertProofReport(t, sd, osc, "")
+}
+
+// appliedNode is a real node of the newest containerd release on which node-agent's code applied osc: containerd's
+// config, the inline files, the image files extracted from the test registry (checked against the image), and
+// containerd restarted on it.
+func (s *suite) appliedNode(t testing.TB, osc *extensionsv1alpha1.OperatingSystemConfig) *nodetest.Node {
+	t.Helper()
+	c := installertest.Release(t, "2.4")
+	n := nodetest.New(t, nodetest.Config{Containerd: c, Tools: s.tools, Images: s.images})
+	root := n.HostRoot()
+	writeHostsToml(t, root, s.registry)
+	if err := reconcileContainerd(t, c, root, n.Socket(), osc); err != nil {
+		t.Fatalf("node-agent's ReconcileContainerdConfig on %s: %v", c, err)
+	}
+	writeInlineFiles(t, root, osc.Spec.Files)
+	extractFiles(t, root, n.Socket(), osc.Spec.Files)
+	s.assertExtracted(t, root, osc.Spec.Files)
+	if err := n.Restart(context.Background()); err != nil {
+		t.Fatalf("%s does not restart on node-agent's config: %v", c, err)
+	}
+	return n
 }
 
 // installUnits writes the OSC's units into the systemd's unit dir as node-agent does (its content, unchanged), plus
