@@ -19,6 +19,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/monitoring"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/e2e"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/kubenode"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/shootprometheus"
 )
 
 // PictureDataEnv names the file TestSandboxMetricsOnRealNode writes the shoot dashboard's query results to (JSON),
@@ -33,7 +34,7 @@ const loadMiB = 24
 // the real Prometheus scrapes, then runs every query of every shoot dashboard panel over that time as Plutono
 // would (a range query): each must return data, and the memory panel must show the pod's growth by the memory it
 // wrote (panels on kube-state-metrics' series excepted: this cluster has none). With PictureDataEnv set, the results are written for the docs picture.
-func checkDashboard(ctx context.Context, t *testing.T, n *kubenode.Node, p *e2e.ShootPrometheus) {
+func checkDashboard(ctx context.Context, t *testing.T, n *kubenode.Node, p *shootprometheus.Prometheus) {
 	t.Helper()
 	start := time.Now()
 	exerciseGVisorPod(ctx, t, n)
@@ -111,7 +112,7 @@ func exerciseGVisorPod(ctx context.Context, t *testing.T, n *kubenode.Node) {
 
 // checkMemoryGrowth: over the run, the recording rule's memory of the gVisor pod rose by at least most of what the
 // pod wrote (the sentry accounts the tmpfs pages it holds).
-func checkMemoryGrowth(t *testing.T, p *e2e.ShootPrometheus, start, end time.Time) {
+func checkMemoryGrowth(t *testing.T, p *shootprometheus.Prometheus, start, end time.Time) {
 	t.Helper()
 	const query = `namespace_pod:gvisor_sandbox_memory_usage_bytes:sum{namespace="default",pod="gvisor-app"}`
 	ranges, err := p.QueryRange(query, start, end, prometheusInterval)
@@ -153,7 +154,7 @@ type pictureSeries struct {
 	Values []float64 `json:"values"` // per step; negative where the query gave nothing (JSON has no NaN)
 }
 
-func toPicturePanel(title, unit string, target monitoring.Target, ranges []e2e.Range, start, end time.Time) picturePanel {
+func toPicturePanel(title, unit string, target monitoring.Target, ranges []shootprometheus.Range, start, end time.Time) picturePanel {
 	pp := picturePanel{Title: title, Expr: target.Expr, Unit: unit}
 	step := int64(prometheusInterval / time.Second)
 	var stamps []int64

@@ -10,7 +10,7 @@
 // test: the seed's PriorityClass and Gardener's CRDs, the shoot namespace with its Cluster and shoot access
 // secret, the ContainerRuntime of a worker pool with the operation annotation.
 //
-// With sandbox metrics on, a real Prometheus (prometheus.go) runs as the shoot's: prometheus-operator's own code
+// With sandbox metrics on, a real Prometheus (test/shootprometheus) runs as the shoot's: prometheus-operator's own code
 // (test/tools/prometheus-config) turns the ScrapeConfig and PrometheusRule the controller deployed into its
 // configuration, gardener-resource-manager's token requestor fills the shoot access secret made by Gardener's
 // NewShootAccessSecret, and the RBAC is the target ManagedResource of Gardener's shoot prometheus component.

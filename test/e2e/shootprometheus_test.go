@@ -19,6 +19,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/e2e"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/kubenode"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/shootprometheus"
 )
 
 // prometheusInterval is the test Prometheus' scrape and evaluation interval (a shoot Prometheus' is longer; the
@@ -36,7 +37,9 @@ const memoryTolerance = 1 << 20
 func checkShootPrometheus(ctx context.Context, t *testing.T, n *kubenode.Node, namespace, pool string, installationPod string) {
 	t.Helper()
 	prom, config := realcomponents.Prometheus(t)
-	p, err := e2e.StartShootPrometheus(ctx, n, e2e.PrometheusTools{Prometheus: prom, Config: config}, namespace, t.TempDir(), prometheusInterval)
+	// In the node's network, where the API server serves on NodeIP:443 as a shoot's on kube-apiserver:443.
+	env := shootprometheus.Env{Client: n.Client(), Command: n.NetCommand, Dial: n.Dial, APIServerIP: kubenode.NodeIP, ListenAddress: "127.0.0.1:9090"}
+	p, err := shootprometheus.Start(ctx, env, shootprometheus.Tools{Prometheus: prom, Config: config}, namespace, t.TempDir(), prometheusInterval)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +50,7 @@ func checkShootPrometheus(ctx context.Context, t *testing.T, n *kubenode.Node, n
 		}
 	})
 
-	var target e2e.Target
+	var target shootprometheus.Target
 	err = e2e.Poll(ctx, time.Minute, time.Second, "the metric server as a healthy target of the shoot Prometheus", func() error {
 		targets, err := p.Targets()
 		if err != nil {
@@ -78,7 +81,7 @@ func checkShootPrometheus(ctx context.Context, t *testing.T, n *kubenode.Node, n
 	}
 
 	const query = `namespace_pod:gvisor_sandbox_memory_usage_bytes:sum{namespace="default",pod="gvisor-app"}`
-	var recorded e2e.Sample
+	var recorded shootprometheus.Sample
 	err = e2e.Poll(ctx, time.Minute, time.Second, "the recording rule's memory of the gVisor pod", func() error {
 		samples, err := p.Query(query)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -27,6 +28,9 @@ type Options struct {
 	// AuditReadsOfGroup (with Audit) also records every read and watch of the users in this group
 	// (AddUserInGroup): the seed-scale benchmark counts all requests of the controllers it starts.
 	AuditReadsOfGroup string
+	// APIServerPort, if set, is the port kube-apiserver serves on at 127.0.0.1 (else a free one): 443 for a
+	// client that, like a shoot Prometheus, addresses the API server as kube-apiserver:443.
+	APIServerPort int
 }
 
 // ControlPlane is a running etcd + kube-apiserver + kube-controller-manager with Gardener's CRDs installed.
@@ -80,6 +84,11 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 		ErrorIfCRDPathMissing:    true,
 		ControlPlaneStartTimeout: time.Minute,
 		ControlPlaneStopTimeout:  time.Minute,
+	}
+	if opts.APIServerPort != 0 {
+		api := cp.env.ControlPlane.GetAPIServer()
+		// Address and Port of its secure serving (promoted fields of envtest's internal ListenAddr).
+		api.Address, api.Port = "127.0.0.1", strconv.Itoa(opts.APIServerPort)
 	}
 	if opts.Audit {
 		if cp.auditLog, err = configureAudit(cp.env, cp.Dir, opts.AuditReadsOfGroup); err != nil {

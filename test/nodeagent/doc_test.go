@@ -29,7 +29,9 @@
 //   - TestNodeAgentMetricServer runs the OSC's metric-server unit (sandbox metrics on) in the real systemd, started
 //     by node-agent's D-Bus code from the binary its extractor took out of the image: confined as the unit says,
 //     it serves a real gVisor pod's sandbox through a real kube-apiserver's node proxy at the path of the nodes'
-//     ScrapeConfig, and again after systemd restarted it from a SIGKILL.
+//     ScrapeConfig, a real Prometheus on prometheus-operator's configuration of the OSC mode's monitoring objects
+//     discovers the Node and records the pod's memory, and the server serves again after systemd restarted it from
+//     a SIGKILL.
 //   - BenchmarkNodeAgentApplyProven times "OSC applied" to "gVisor sandbox proven" per release.
 //
 // The OSCs are the ones the extension's webhook produces: pkg/webhook/operatingsystemconfig's Ensurer.MutateOSC on

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -18,17 +19,25 @@ import (
 	"time"
 
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
+	gardenerkubernetes "github.com/gardener/gardener/pkg/client/kubernetes"
+	"github.com/go-logr/logr"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/monitoring"
 	oscwebhook "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
+	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/shootprometheus"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
 // metricServerNode is the Node's name in the test's API server.
@@ -45,6 +54,9 @@ const metricServerNode = "gvisor-node-0"
 //   - a real gVisor pod's sandbox appears in the scrape through a real kube-apiserver's node proxy, at the path
 //     the nodes' ScrapeConfig (pkg/monitoring NodeScrapeConfig) gives the target, with the per-pod memory series the
 //     recording rules read;
+//   - a real Prometheus, configured by prometheus-operator's code from the OSC mode's monitoring objects, finds the
+//     Node (Gardener's labels) by its node discovery and scrapes it the same way, and its recording rule gives the
+//     pod's memory;
 //   - killed, the server is restarted by systemd (Restart=always) and serves the same sandbox again: the sandboxes'
 //     registration outlives the server.
 func TestNodeAgentMetricServer(t *testing.T) {
@@ -71,11 +83,13 @@ func TestNodeAgentMetricServer(t *testing.T) {
 	}
 	pid := assertHardened(t, sd, unit.Name)
 
-	cs := startNodeProxy(t)
+	cl := startCluster(t)
+	cs := cl.cs
 	pod, _ := n.GVisorPod(t, true) // host network: node-agent's config names the node's CNI dir, which the harness does not fill
 	path := nodeMetricsPath(t, metricServerNode)
 	memory := scrapeSandbox(t, cs, sd, unit.Name, path, pod.ID)
 	t.Logf("through the node proxy %s: the pod's sandbox uses %d bytes", path, int64(memory))
+	checkNodesPrometheus(t, cl, pod, memory)
 
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -143,13 +157,22 @@ func waitRestarted(t testing.TB, sd *systemd, unit string, old int) int {
 	}
 }
 
-// startNodeProxy starts a real control plane and registers the Node whose InternalIP is the machine's address on
-// which the metric server listens (the node proxy refuses loopback addresses, as in a cluster).
-func startNodeProxy(t testing.TB) *kubernetes.Clientset {
+// cluster is the seed and shoot of the test: a real control plane serving on 127.0.0.1:443 (kube-apiserver:443 to
+// the shoot Prometheus, as in a shoot namespace), gardener-resource-manager, a shoot namespace with the OSC mode's
+// monitoring objects, and the Node, with Gardener's labels, whose InternalIP is the machine's address on which the
+// metric server listens (the node proxy refuses loopback addresses, as in a cluster).
+type cluster struct {
+	cp        *envtest.ControlPlane
+	cs        *kubernetes.Clientset
+	c         client.Client
+	namespace string
+}
+
+func startCluster(t testing.TB) *cluster {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cp, err := envtest.Start(ctx, envtest.Options{AssetsDir: realcomponents.KubebuilderAssets(t)})
+	cp, err := envtest.Start(ctx, envtest.Options{AssetsDir: realcomponents.KubebuilderAssets(t), APIServerPort: 443})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,22 +181,95 @@ func startNodeProxy(t testing.TB) *kubernetes.Clientset {
 			t.Error(err)
 		}
 	})
-	cs, err := kubernetes.NewForConfig(cp.Config)
+	rm, err := envtest.StartResourceManager(ctx, cp.Config, logr.Discard())
 	if err != nil {
 		t.Fatal(err)
 	}
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: metricServerNode, Labels: map[string]string{
-		monitoring.GVisorNodeLabel: "true", monitoring.PoolNodeLabel: "gvisor",
-	}}}
-	created, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+	t.Cleanup(func() { _ = rm.Stop() })
+	cl := &cluster{cp: cp}
+	if cl.cs, err = kubernetes.NewForConfig(cp.Config); err != nil {
+		t.Fatal(err)
+	}
+	if cl.c, err = client.New(cp.Config, client.Options{Scheme: gardenerkubernetes.SeedScheme}); err != nil {
+		t.Fatal(err)
+	}
+	shoot := gardenerfixtures.Shoot("osc", "metrics", "1.34.1", gardenerfixtures.Worker("gvisor", gardenerfixtures.GVisor(nil)))
+	cl.namespace = gardenerfixtures.Namespace(shoot)
+	if err := cl.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cl.namespace}}); err != nil {
+		t.Fatal(err)
+	}
+	objs, err := monitoring.ShootObjects(cl.namespace, delivery.OperatingSystemConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
-	created.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: machineIP(t)}}
-	if _, err := cs.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+	for _, o := range objs {
+		if err := cl.c.Create(ctx, o); err != nil {
+			t.Fatalf("the OSC mode's monitoring object %T %s: %v", o, o.GetName(), err)
+		}
+	}
+	node := gardenerfixtures.Node(shoot, "gvisor", metricServerNode)
+	if err := cl.c.Create(ctx, node); err != nil {
 		t.Fatal(err)
 	}
-	return cs
+	node.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: machineIP(t)}}
+	if err := cl.c.Status().Update(ctx, node); err != nil {
+		t.Fatal(err)
+	}
+	return cl
+}
+
+// checkNodesPrometheus runs a real Prometheus as the shoot's (test/shootprometheus: prometheus-operator's config of
+// the OSC mode's ScrapeConfigs and PrometheusRule) in the machine's network: its node discovery finds the Node
+// through kube-apiserver:443, the nodes' ScrapeConfig sends the scrape through the node proxy to the systemd unit,
+// and the recording rule gives the pod's memory as the sandbox reports it (memory, scraped a moment before).
+func checkNodesPrometheus(t testing.TB, cl *cluster, pod *nodetest.Pod, memory float64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	prom, config := realcomponents.Prometheus(t)
+	dialer := &net.Dialer{}
+	env := shootprometheus.Env{
+		Client: cl.c, Dial: dialer.DialContext, APIServerIP: "127.0.0.1", ListenAddress: "127.0.0.1:" + strconv.Itoa(testutil.FreePort(t)),
+		Command: func(ctx context.Context, argv ...string) *exec.Cmd {
+			return exec.CommandContext(ctx, argv[0], argv[1:]...)
+		},
+	}
+	p, err := shootprometheus.Start(ctx, env, shootprometheus.Tools{Prometheus: prom, Config: config}, cl.namespace, t.TempDir(), 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		p.Stop()
+		if t.Failed() {
+			t.Logf("--- Prometheus ---\n%s", p.Log())
+		}
+	})
+	want := "https://kube-apiserver:443" + nodeMetricsPath(t, metricServerNode)
+	query := fmt.Sprintf(`namespace_pod:gvisor_sandbox_memory_usage_bytes:sum{namespace=%q,pod=%q}`, pod.Config.Metadata.Namespace, pod.Config.Metadata.Name)
+	var got []shootprometheus.Sample
+	deadline := time.Now().Add(time.Minute)
+	for {
+		targets, err := p.Targets()
+		var up bool
+		for _, tg := range targets {
+			if tg.ScrapeURL == want && tg.Health == "up" && tg.Labels["node"] == metricServerNode && tg.Labels["pool"] == "gvisor" && tg.Labels["job"] == monitoring.ScrapeJob {
+				up = true
+			}
+		}
+		if up {
+			if got, err = p.Query(query); err == nil && len(got) == 1 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("within a minute: target %s up with node and pool labels: %v; %s: %+v (%v); targets: %+v", want, up, query, got, err, targets)
+		}
+		time.Sleep(time.Second)
+	}
+	if diff := got[0].Float() - memory; diff > 1<<20 || diff < -(1<<20) {
+		t.Errorf("the recording rule says %.0f bytes, the sandbox said %.0f a moment before: more than 1 MiB apart", got[0].Float(), memory)
+	}
+	t.Logf("a real Prometheus (node discovery, node proxy) records the pod's memory: %.0f bytes (scraped directly: %.0f)", got[0].Float(), memory)
 }
 
 // machineIP is the machine's first non-loopback IPv4 address (where a server listening on :port is reachable).

@@ -1,7 +1,12 @@
 // SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
 // SPDX-License-Identifier: Apache-2.0
 
-package e2e
+// Package shootprometheus runs a real Prometheus as a shoot's Prometheus for the real-node tests: on the
+// configuration prometheus-operator makes (its own code, test/tools/prometheus-config) of the ScrapeConfigs and
+// PrometheusRules the extension deployed into the shoot namespace, with the shoot access token
+// gardener-resource-manager's token requestor writes and the shoot RBAC of Gardener's own prometheus component.
+// The seed and the shoot are one cluster, as in test/kubenode and test/envtest.
+package shootprometheus
 
 import (
 	"bytes"
@@ -9,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -29,39 +35,48 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/yaml"
-
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/kubenode"
 )
 
-// ShootPrometheus is a real Prometheus process run as a shoot's Prometheus: on the configuration prometheus-operator
-// makes (its own code, test/tools/prometheus-config) of the ScrapeConfigs and PrometheusRules the extension deployed
-// into the shoot namespace, with the shoot access token gardener-resource-manager's token requestor wrote and the
-// shoot RBAC Gardener's own prometheus component grants it. It runs in the node's network, where kube-apiserver
-// (the name the ScrapeConfigs use, as in a shoot namespace) resolves to the node's API server on port 443.
-type ShootPrometheus struct {
+// Prometheus is a running Prometheus process.
+type Prometheus struct {
 	cmd    *exec.Cmd
 	log    *bytes.Buffer
 	http   *http.Client
+	listen string
+	// Config is the generated prometheus.yaml.
 	Config string
 }
 
-// PrometheusTools are the binaries of hack/tools/prometheus.sh: a real Prometheus and prometheus-config.
-type PrometheusTools struct{ Prometheus, Config string }
+// Tools are the binaries of hack/tools/prometheus.sh: a real Prometheus and prometheus-config.
+type Tools struct{ Prometheus, Config string }
 
-// shootPrometheusLabel selects the shoot Prometheus' objects (Gardener's label value for it, prometheus=shoot).
-var shootPrometheusLabel = "prometheus=" + shootprometheus.Label
+// Env is where Prometheus runs: a network in which APIServerIP:443 is the cluster's API server (kube-apiserver, the
+// name the ScrapeConfigs use as in a shoot namespace, resolves to it) and the scrape targets are reachable.
+type Env struct {
+	// Client reaches the cluster (seed and shoot at once).
+	Client client.Client
+	// Command returns a command that runs argv in that network.
+	Command func(ctx context.Context, argv ...string) *exec.Cmd
+	// Dial opens connections in that network (to Prometheus' API).
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// APIServerIP is the address kube-apiserver resolves to; the API server must serve on its port 443.
+	APIServerIP string
+	// ListenAddress is where Prometheus serves its API in that network.
+	ListenAddress string
+}
 
-// listenAddress is where Prometheus serves its API inside the node's network.
-const listenAddress = "127.0.0.1:9090"
+// Label selects the shoot Prometheus' objects (Gardener's label value for it, prometheus=shoot).
+var Label = "prometheus=" + shootprometheus.Label
 
-// StartShootPrometheus grants the shoot Prometheus its access as Gardener does, turns the shoot namespace's
-// monitoring objects into a Prometheus configuration with the operator's code (scrape and evaluation intervals
-// shortened to interval), and starts Prometheus on it; Stop ends it.
-func StartShootPrometheus(ctx context.Context, n *kubenode.Node, tools PrometheusTools, namespace, dir string, interval time.Duration) (*ShootPrometheus, error) {
-	c := n.Client()
+// Start grants the shoot Prometheus its access as Gardener does, turns the shoot namespace's monitoring objects into
+// a Prometheus configuration with the operator's code (scrape and evaluation intervals shortened to interval), and
+// starts Prometheus on it in env; Stop ends it.
+func Start(ctx context.Context, env Env, tools Tools, namespace, dir string, interval time.Duration) (*Prometheus, error) {
+	c := env.Client
 	token, err := shootAccess(ctx, c, namespace)
 	if err != nil {
 		return nil, err
@@ -76,27 +91,27 @@ func StartShootPrometheus(ctx context.Context, n *kubenode.Node, tools Prometheu
 	}
 	out := filepath.Join(dir, "config")
 	gen := exec.CommandContext(ctx, tools.Config, "--objects", objectsFile, "--out", out, "--namespace", namespace,
-		"--selector", shootPrometheusLabel, "--scrape-interval", interval.String(), "--evaluation-interval", interval.String())
+		"--selector", Label, "--scrape-interval", interval.String(), "--evaluation-interval", interval.String())
 	if msg, err := gen.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("prometheus-operator's config generator on the shoot namespace's monitoring objects: %w\n%s", err, msg)
 	}
 	hosts := filepath.Join(dir, "hosts")
-	if err := os.WriteFile(hosts, []byte("127.0.0.1 localhost\n"+kubenode.NodeIP+" kube-apiserver\n"), 0o644); err != nil {
+	if err := os.WriteFile(hosts, []byte("127.0.0.1 localhost\n"+env.APIServerIP+" kube-apiserver\n"), 0o644); err != nil {
 		return nil, err
 	}
-	p := &ShootPrometheus{log: &bytes.Buffer{}, Config: filepath.Join(out, "prometheus.yaml")}
+	p := &Prometheus{log: &bytes.Buffer{}, Config: filepath.Join(out, "prometheus.yaml"), listen: env.ListenAddress}
 	// /etc/hosts is the process's own (a private mount namespace): the machine's stays untouched.
-	p.cmd = n.NetCommand(context.WithoutCancel(ctx), "unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+	p.cmd = env.Command(context.WithoutCancel(ctx), "unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
 		`mount -n --bind "$0" /etc/hosts && exec "$@"`, hosts,
 		tools.Prometheus, "--config.file="+p.Config, "--storage.tsdb.path="+filepath.Join(dir, "tsdb"),
-		"--web.listen-address="+listenAddress, "--log.level=info")
+		"--web.listen-address="+env.ListenAddress, "--log.level=info")
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
 	if err := p.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting Prometheus: %w", err)
 	}
-	p.http = &http.Client{Transport: &http.Transport{DialContext: n.Dial}, Timeout: 10 * time.Second}
-	err = Poll(ctx, time.Minute, 200*time.Millisecond, "Prometheus ready", func() error {
-		resp, err := p.http.Get("http://" + listenAddress + "/-/ready")
+	p.http = &http.Client{Transport: &http.Transport{DialContext: env.Dial}, Timeout: 10 * time.Second}
+	err = poll(ctx, time.Minute, 200*time.Millisecond, "Prometheus ready", func() error {
+		resp, err := p.http.Get("http://" + p.listen + "/-/ready")
 		if err != nil {
 			return err
 		}
@@ -114,7 +129,7 @@ func StartShootPrometheus(ctx context.Context, n *kubenode.Node, tools Prometheu
 }
 
 // Stop ends Prometheus.
-func (p *ShootPrometheus) Stop() {
+func (p *Prometheus) Stop() {
 	if p.cmd != nil && p.cmd.Process != nil {
 		_ = p.cmd.Process.Kill()
 		_ = p.cmd.Wait()
@@ -122,7 +137,7 @@ func (p *ShootPrometheus) Stop() {
 }
 
 // Log is Prometheus' output so far.
-func (p *ShootPrometheus) Log() string { return p.log.String() }
+func (p *Prometheus) Log() string { return p.log.String() }
 
 // Target is one active target of /api/v1/targets.
 type Target struct {
@@ -133,7 +148,7 @@ type Target struct {
 }
 
 // Targets returns the active targets.
-func (p *ShootPrometheus) Targets() ([]Target, error) {
+func (p *Prometheus) Targets() ([]Target, error) {
 	var data struct {
 		ActiveTargets []Target `json:"activeTargets"`
 	}
@@ -156,7 +171,7 @@ func (s Sample) Float() float64 {
 }
 
 // Query runs an instant PromQL query.
-func (p *ShootPrometheus) Query(query string) ([]Sample, error) {
+func (p *Prometheus) Query(query string) ([]Sample, error) {
 	var data struct {
 		ResultType string   `json:"resultType"`
 		Result     []Sample `json:"result"`
@@ -191,7 +206,7 @@ func (r Range) Points() map[int64]float64 {
 }
 
 // QueryRange runs a PromQL range query from start to end with step.
-func (p *ShootPrometheus) QueryRange(query string, start, end time.Time, step time.Duration) ([]Range, error) {
+func (p *Prometheus) QueryRange(query string, start, end time.Time, step time.Duration) ([]Range, error) {
 	var data struct {
 		ResultType string  `json:"resultType"`
 		Result     []Range `json:"result"`
@@ -220,7 +235,7 @@ type Rule struct {
 }
 
 // Rules returns every rule of every group, as Prometheus evaluated them last.
-func (p *ShootPrometheus) Rules() ([]Rule, error) {
+func (p *Prometheus) Rules() ([]Rule, error) {
 	var data struct {
 		Groups []struct {
 			Rules []Rule `json:"rules"`
@@ -236,8 +251,8 @@ func (p *ShootPrometheus) Rules() ([]Rule, error) {
 	return out, nil
 }
 
-func (p *ShootPrometheus) get(path string, data any) error {
-	resp, err := p.http.Get("http://" + listenAddress + path)
+func (p *Prometheus) get(path string, data any) error {
+	resp, err := p.http.Get("http://" + p.listen + path)
 	if err != nil {
 		return err
 	}
@@ -271,7 +286,7 @@ func shootAccess(ctx context.Context, c client.Client, namespace string) (string
 		return "", err
 	}
 	var token string
-	err := Poll(ctx, time.Minute, 200*time.Millisecond, "the token requestor's token in "+shootprometheus.AccessSecretName, func() error {
+	err := poll(ctx, time.Minute, 200*time.Millisecond, "the token requestor's token in "+shootprometheus.AccessSecretName, func() error {
 		s := &corev1.Secret{}
 		if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: shootprometheus.AccessSecretName}, s); err != nil {
 			return err
@@ -318,7 +333,7 @@ func targetRBAC(ctx context.Context, c client.Client, namespace string) error {
 	if err := c.Create(ctx, mr); err != nil {
 		return fmt.Errorf("the shoot prometheus component's target ManagedResource: %w", err)
 	}
-	return Poll(ctx, time.Minute, 200*time.Millisecond, "the target ManagedResource applied", func() error {
+	return poll(ctx, time.Minute, 200*time.Millisecond, "the target ManagedResource applied", func() error {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(mr), mr); err != nil {
 			return err
 		}
@@ -341,12 +356,12 @@ func monitoringObjects(ctx context.Context, c client.Client, namespace, token st
 	} {
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(gvk)
-		key, value, _ := strings.Cut(shootPrometheusLabel, "=")
+		key, value, _ := strings.Cut(Label, "=")
 		if err := c.List(ctx, list, client.InNamespace(namespace), client.MatchingLabels{key: value}); err != nil {
 			return nil, fmt.Errorf("listing %s in %s: %w", gvk.Kind, namespace, err)
 		}
 		if len(list.Items) == 0 {
-			return nil, fmt.Errorf("no %s with %s in %s: the extension deployed no shoot monitoring", strings.TrimSuffix(gvk.Kind, "List"), shootPrometheusLabel, namespace)
+			return nil, fmt.Errorf("no %s with %s in %s: the extension deployed no shoot monitoring", strings.TrimSuffix(gvk.Kind, "List"), Label, namespace)
 		}
 		for _, item := range list.Items {
 			unstructured.RemoveNestedField(item.Object, "metadata", "managedFields")
@@ -368,4 +383,18 @@ func monitoringObjects(ctx context.Context, c client.Client, namespace, token st
 	}
 	docs = append(docs, string(raw))
 	return []byte(strings.Join(docs, "---\n")), nil
+}
+
+// poll calls check every interval until it succeeds or timeout passes; the error says what was awaited and the
+// last check's error.
+func poll(ctx context.Context, timeout, interval time.Duration, what string, check func() error) error {
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, interval, timeout, true, func(context.Context) (bool, error) {
+		last = check()
+		return last == nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w (last: %v)", what, err, last)
+	}
+	return nil
 }
