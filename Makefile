@@ -31,9 +31,10 @@ build:
 
 ## tools: every real component the tests use (helm, kube-apiserver, etcd, kube-controller-manager, containerd releases, runsc,
 ## Debian's busybox-static and CNI plugins for the real-sandbox nodes, Prometheus' promtool for the monitoring rules, a real
-## Prometheus and prometheus-operator's config generator for the shoot Prometheus of test/e2e)
-.PHONY: tools tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node tool-golangci-lint tool-promtool tool-prometheus
-tools: tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node tool-golangci-lint tool-promtool tool-prometheus
+## Prometheus and prometheus-operator's config generator for the shoot Prometheus of test/e2e, and the kube-state-metrics
+## release Gardener runs for every shoot)
+.PHONY: tools tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node tool-golangci-lint tool-promtool tool-prometheus tool-kube-state-metrics
+tools: tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node tool-golangci-lint tool-promtool tool-prometheus tool-kube-state-metrics
 tool-helm:
 	@hack/tools/helm.sh >/dev/null
 tool-control-plane:
@@ -52,6 +53,8 @@ tool-promtool:
 	@hack/tools/promtool.sh >/dev/null
 tool-prometheus:
 	@hack/tools/prometheus.sh >/dev/null
+tool-kube-state-metrics:
+	@hack/tools/kube-state-metrics.sh >/dev/null
 
 ## test: install the tools, then run every test (unit, snapshot, helm CLI, real containerd, real control plane)
 .PHONY: test

@@ -23,3 +23,5 @@ export GVISOR_TEST_NODE="$("$REPO_ROOT/hack/tools/node.sh")"
 export GVISOR_TEST_PROMTOOL="$("$REPO_ROOT/hack/tools/promtool.sh")"
 # A real Prometheus and prometheus-operator's config generator (test/tools/prometheus-config): "<prometheus> <generator>".
 export GVISOR_TEST_PROMETHEUS="$("$REPO_ROOT/hack/tools/prometheus.sh")"
+# kube-state-metrics at the release Gardener runs for every shoot: test/e2e judges the installation alerts on its series.
+export GVISOR_TEST_KUBE_STATE_METRICS="$("$REPO_ROOT/hack/tools/kube-state-metrics.sh")"

@@ -82,3 +82,11 @@ func Prometheus(t testing.TB) (prometheus, config string) {
 	}
 	return executable(t, f[0], "GVISOR_TEST_PROMETHEUS", "tool-prometheus"), executable(t, f[1], "GVISOR_TEST_PROMETHEUS", "tool-prometheus")
 }
+
+// KubeStateMetrics returns the kube-state-metrics binary at the release Gardener runs for every shoot
+// (GVISOR_TEST_KUBE_STATE_METRICS, hack/tools/kube-state-metrics.sh).
+func KubeStateMetrics(t testing.TB) string {
+	t.Helper()
+	const env, target = "GVISOR_TEST_KUBE_STATE_METRICS", "tool-kube-state-metrics"
+	return executable(t, Env(t, env, target), env, target)
+}
