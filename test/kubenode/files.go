@@ -69,8 +69,10 @@ func (n *Node) writePKI() error {
 	if n.pki, err = newPKI(n.path("pki")); err != nil {
 		return err
 	}
+	// kube-apiserver is the name a shoot's API server has in its namespace on the seed (its certificate carries it):
+	// the clients of the seed's components there, Gardener's generic token kubeconfig among them, verify it.
 	if _, err := n.pki.serving("kube-apiserver", []net.IP{net.ParseIP(NodeIP), net.ParseIP(KubernetesServiceIP), net.ParseIP("127.0.0.1")},
-		[]string{"kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local", "localhost"}); err != nil {
+		[]string{"kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local", "localhost", "kube-apiserver"}); err != nil {
 		return err
 	}
 	if _, err := n.pki.serviceAccountKey(); err != nil {

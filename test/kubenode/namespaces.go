@@ -215,34 +215,71 @@ func (ns *namespaces) dial(ctx context.Context, network, addr string) (net.Conn,
 	}
 }
 
-// dialIn dials from a thread that is in the network namespace of process pid for the dial only.
-func dialIn(ctx context.Context, pid int, network, addr string) (net.Conn, error) {
+// listen opens a TCP listener inside the node's network namespace, the way dial opens connections: the socket is
+// created there and stays there, and the test process accepts on it from any goroutine. Tests serve there what a
+// node's kube-proxy would (a Service's port).
+func (ns *namespaces) listen(network, addr string) (net.Listener, error) {
+	if host, _, err := net.SplitHostPort(addr); err != nil || net.ParseIP(host) == nil {
+		return nil, fmt.Errorf("listening on %s in the node: only IP addresses can be listened on there", addr)
+	}
+	type result struct {
+		l   net.Listener
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		r.err = inNetns(ns.pid, func() error {
+			var err error
+			r.l, err = net.Listen(network, addr)
+			return err
+		})
+		done <- r
+	}()
+	r := <-done
+	return r.l, r.err
+}
+
+// inNetns runs f on a thread that is in the network namespace of process pid for f only.
+func inNetns(pid int, f func() error) error {
 	runtime.LockOSThread()
 	own, err := unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		runtime.UnlockOSThread()
-		return nil, fmt.Errorf("opening the machine's network namespace: %w", err)
+		return fmt.Errorf("opening the machine's network namespace: %w", err)
 	}
 	defer unix.Close(own)
 	node, err := unix.Open(fmt.Sprintf("/proc/%d/ns/net", pid), unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		runtime.UnlockOSThread()
-		return nil, fmt.Errorf("opening the node's network namespace: %w", err)
+		return fmt.Errorf("opening the node's network namespace: %w", err)
 	}
 	defer unix.Close(node)
 	if err := unix.Setns(node, unix.CLONE_NEWNET); err != nil {
 		runtime.UnlockOSThread()
-		return nil, fmt.Errorf("joining the node's network namespace: %w", err)
+		return fmt.Errorf("joining the node's network namespace: %w", err)
 	}
-	var d net.Dialer
-	c, dialErr := d.DialContext(ctx, network, addr)
+	fErr := f()
 	if err := unix.Setns(own, unix.CLONE_NEWNET); err != nil {
 		// The thread stays locked and ends with this goroutine rather than serve others in the node's network.
-		if c != nil {
-			c.Close()
-		}
-		return nil, fmt.Errorf("returning to the machine's network namespace: %w", err)
+		return errors.Join(fErr, fmt.Errorf("returning to the machine's network namespace: %w", err))
 	}
 	runtime.UnlockOSThread()
-	return c, dialErr
+	return fErr
+}
+
+// dialIn dials from a thread that is in the network namespace of process pid for the dial only.
+func dialIn(ctx context.Context, pid int, network, addr string) (net.Conn, error) {
+	var c net.Conn
+	err := inNetns(pid, func() error {
+		var d net.Dialer
+		var err error
+		c, err = d.DialContext(ctx, network, addr)
+		return err
+	})
+	if err != nil && c != nil {
+		c.Close()
+		c = nil
+	}
+	return c, err
 }

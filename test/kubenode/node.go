@@ -141,6 +141,13 @@ func (n *Node) Dial(ctx context.Context, network, addr string) (net.Conn, error)
 	return n.ns.dial(ctx, network, addr)
 }
 
+// CA is the cluster's CA bundle (the API server's serving certificate and the clients' certificates are its).
+func (n *Node) CA() ([]byte, error) { return os.ReadFile(n.pki.CAFile) }
+
+// Listen opens a listener on addr (an IP literal) inside the node's network: what the node's kube-proxy would serve
+// for a Service's port, the test serves there.
+func (n *Node) Listen(network, addr string) (net.Listener, error) { return n.ns.listen(network, addr) }
+
 // NetCommand runs argv (kubectl, helm: programs of the machine) inside the node's network only, so that it
 // reaches Server.
 func (n *Node) NetCommand(ctx context.Context, argv ...string) *exec.Cmd {

@@ -4,14 +4,17 @@
 // Package shootprometheus runs a real Prometheus as a shoot's Prometheus for the real-node tests: on the
 // configuration prometheus-operator makes (its own code, test/tools/prometheus-config) of the ScrapeConfigs and
 // PrometheusRules the extension deployed into the shoot namespace, with the shoot access token
-// gardener-resource-manager's token requestor writes and the shoot RBAC of Gardener's own prometheus component.
-// The seed and the shoot are one cluster, as in test/kubenode and test/envtest.
+// gardener-resource-manager's token requestor writes and the shoot RBAC of Gardener's own prometheus component; and,
+// where asked, the shoot's kube-state-metrics beside it as Gardener deploys it (kubestatemetrics.go), which the
+// Prometheus finds with Gardener's ScrapeConfig and its seed identity. The seed and the shoot are one cluster, as in
+// test/kubenode and test/envtest.
 package shootprometheus
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -25,19 +28,19 @@ import (
 	"time"
 
 	resourcesv1alpha1 "github.com/gardener/gardener/pkg/apis/resources/v1alpha1"
-	"github.com/gardener/gardener/pkg/client/kubernetes"
 	"github.com/gardener/gardener/pkg/component"
 	"github.com/gardener/gardener/pkg/component/observability/monitoring/prometheus"
 	shootprometheus "github.com/gardener/gardener/pkg/component/observability/monitoring/prometheus/shoot"
 	gardenerutils "github.com/gardener/gardener/pkg/utils/gardener"
 	"github.com/go-logr/logr"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/yaml"
 )
 
@@ -47,12 +50,19 @@ type Prometheus struct {
 	log    *bytes.Buffer
 	http   *http.Client
 	listen string
+	ksm    *KubeStateMetrics
 	// Config is the generated prometheus.yaml.
 	Config string
 }
 
-// Tools are the binaries of hack/tools/prometheus.sh: a real Prometheus and prometheus-config.
-type Tools struct{ Prometheus, Config string }
+// Tools are the binaries of hack/tools/prometheus.sh, a real Prometheus and prometheus-config, and optionally the
+// kube-state-metrics of hack/tools/kube-state-metrics.sh.
+type Tools struct {
+	Prometheus, Config string
+	// KubeStateMetrics, when set, runs the shoot's kube-state-metrics as Gardener deploys it beside the Prometheus,
+	// which scrapes it with Gardener's ScrapeConfig (Env.Listen and Env.CA are needed then).
+	KubeStateMetrics string
+}
 
 // Env is where Prometheus runs: a network in which APIServerIP:443 is the cluster's API server (kube-apiserver, the
 // name the ScrapeConfigs use as in a shoot namespace, resolves to it) and the scrape targets are reachable.
@@ -67,21 +77,45 @@ type Env struct {
 	APIServerIP string
 	// ListenAddress is where Prometheus serves its API in that network.
 	ListenAddress string
+	// Listen opens listeners in that network (kube-state-metrics' Service port, which a kube-proxy would serve).
+	Listen func(network, addr string) (net.Listener, error)
+	// CA is the API server's CA bundle (the seed identity's and the shoot kubeconfig's).
+	CA []byte
 }
 
 // Label selects the shoot Prometheus' objects (Gardener's label value for it, prometheus=shoot).
 var Label = "prometheus=" + shootprometheus.Label
 
-// Start grants the shoot Prometheus its access as Gardener does, turns the shoot namespace's monitoring objects into
-// a Prometheus configuration with the operator's code (scrape and evaluation intervals shortened to interval), and
-// starts Prometheus on it in env; Stop ends it.
+// Start grants the shoot Prometheus its access as Gardener does, runs the shoot's kube-state-metrics when tools has
+// it, turns the shoot namespace's monitoring objects into a Prometheus configuration with the operator's code (scrape
+// and evaluation intervals shortened to interval), and starts Prometheus on it in env; Stop ends both.
 func Start(ctx context.Context, env Env, tools Tools, namespace, dir string, interval time.Duration) (*Prometheus, error) {
 	c := env.Client
-	token, err := shootAccess(ctx, c, namespace)
+	var ksm *KubeStateMetrics
+	if tools.KubeStateMetrics != "" {
+		var err error
+		if ksm, err = startKubeStateMetrics(ctx, env, tools.KubeStateMetrics, namespace, filepath.Join(dir, "kube-state-metrics")); err != nil {
+			return nil, err
+		}
+	}
+	a, err := grantAccess(ctx, c, namespace, ksm != nil)
 	if err != nil {
+		ksm.Stop()
 		return nil, err
 	}
-	objects, err := monitoringObjects(ctx, c, namespace, token)
+	p, err := start(ctx, env, tools, namespace, dir, interval, a)
+	if err != nil {
+		ksm.Stop()
+		return nil, err
+	}
+	p.ksm = ksm
+	return p, nil
+}
+
+// start runs Prometheus on the operator's configuration of the shoot namespace's monitoring objects, with the
+// access a grants.
+func start(ctx context.Context, env Env, tools Tools, namespace, dir string, interval time.Duration, a *access) (*Prometheus, error) {
+	objects, err := monitoringObjects(ctx, env.Client, namespace, a.shootToken)
 	if err != nil {
 		return nil, err
 	}
@@ -95,22 +129,39 @@ func Start(ctx context.Context, env Env, tools Tools, namespace, dir string, int
 	if msg, err := gen.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("prometheus-operator's config generator on the shoot namespace's monitoring objects: %w\n%s", err, msg)
 	}
-	hosts := filepath.Join(dir, "hosts")
-	if err := os.WriteFile(hosts, []byte("127.0.0.1 localhost\n"+env.APIServerIP+" kube-apiserver\n"), 0o644); err != nil {
+	hosts := map[string]string{"kube-apiserver": env.APIServerIP}
+	if a.seedToken != "" {
+		hosts[kubeStateMetricsHost(namespace)] = kubeStateMetricsServiceIP
+	}
+	hostsFile, err := writeHosts(filepath.Join(dir, "hosts"), hosts)
+	if err != nil {
 		return nil, err
 	}
 	p := &Prometheus{log: &bytes.Buffer{}, Config: filepath.Join(out, "prometheus.yaml"), listen: env.ListenAddress}
-	// /etc/hosts is the process's own (a private mount namespace): the machine's stays untouched.
-	p.cmd = env.Command(context.WithoutCancel(ctx), "unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
-		`mount -n --bind "$0" /etc/hosts && exec "$@"`, hosts,
-		tools.Prometheus, "--config.file="+p.Config, "--storage.tsdb.path="+filepath.Join(dir, "tsdb"),
-		"--web.listen-address="+env.ListenAddress, "--log.level=info")
+	argv := []string{tools.Prometheus, "--config.file=" + p.Config, "--storage.tsdb.path=" + filepath.Join(dir, "tsdb"),
+		"--web.listen-address=" + env.ListenAddress, "--log.level=info"}
+	var (
+		runDirs map[string]string
+		environ []string
+	)
+	if a.seedToken != "" {
+		// The seed identity as a pod has it: client-go's in-cluster configuration, which the kubernetes_sd_configs
+		// without an api_server (kube-state-metrics') use, reads the token and CA from this fixed path and the
+		// API server's address from the environment.
+		sa := filepath.Join(dir, "serviceaccount")
+		if err := writeFiles(sa, map[string][]byte{"token": []byte(a.seedToken), "ca.crt": env.CA, "namespace": []byte(namespace)}); err != nil {
+			return nil, err
+		}
+		runDirs = map[string]string{inClusterSecrets: sa}
+		environ = []string{"KUBERNETES_SERVICE_HOST=" + env.APIServerIP, "KUBERNETES_SERVICE_PORT=" + strconv.Itoa(apiServerPort)}
+	}
+	p.cmd = privateMounts(ctx, env, hostsFile, runDirs, environ, argv...)
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
 	if err := p.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting Prometheus: %w", err)
 	}
 	p.http = &http.Client{Transport: &http.Transport{DialContext: env.Dial}, Timeout: 10 * time.Second}
-	err = poll(ctx, time.Minute, 200*time.Millisecond, "Prometheus ready", func() error {
+	err = poll(ctx, "Prometheus ready", func() error {
 		resp, err := p.http.Get("http://" + p.listen + "/-/ready")
 		if err != nil {
 			return err
@@ -128,16 +179,22 @@ func Start(ctx context.Context, env Env, tools Tools, namespace, dir string, int
 	return p, nil
 }
 
-// Stop ends Prometheus.
+// Stop ends Prometheus and the shoot's kube-state-metrics it scrapes.
 func (p *Prometheus) Stop() {
 	if p.cmd != nil && p.cmd.Process != nil {
 		_ = p.cmd.Process.Kill()
 		_ = p.cmd.Wait()
 	}
+	p.ksm.Stop()
 }
 
-// Log is Prometheus' output so far.
-func (p *Prometheus) Log() string { return p.log.String() }
+// Log is Prometheus' output so far, and kube-state-metrics' where it runs.
+func (p *Prometheus) Log() string {
+	if p.ksm == nil {
+		return p.log.String()
+	}
+	return p.log.String() + "\n--- kube-state-metrics ---\n" + p.ksm.log.String()
+}
 
 // Target is one active target of /api/v1/targets.
 type Target struct {
@@ -225,6 +282,27 @@ func (p *Prometheus) QueryRange(query string, start, end time.Time, step time.Du
 	return data.Result, nil
 }
 
+// Alert is one alert of /api/v1/alerts, pending or firing.
+type Alert struct {
+	Labels      map[string]string `json:"labels"`
+	Annotations map[string]string `json:"annotations"`
+	State       string            `json:"state"`
+}
+
+// Alerts returns the active alerts.
+func (p *Prometheus) Alerts() ([]Alert, error) {
+	var data struct {
+		Alerts []Alert `json:"alerts"`
+	}
+	return data.Alerts, p.get("/api/v1/alerts", &data)
+}
+
+// RuleFiles is a glob of the rule files Prometheus evaluates (the operator's rendering of the PrometheusRules), for
+// promtool to evaluate the same rules.
+func (p *Prometheus) RuleFiles() string {
+	return filepath.Join(filepath.Dir(p.Config), "rules", "*.yaml")
+}
+
 // Rule is one rule of /api/v1/rules.
 type Rule struct {
 	Name      string `json:"name"`
@@ -232,6 +310,8 @@ type Rule struct {
 	Health    string `json:"health"`
 	LastError string `json:"lastError"`
 	State     string `json:"state"`
+	// Duration is an alert's for, in seconds.
+	Duration float64 `json:"duration"`
 }
 
 // Rules returns every rule of every group, as Prometheus evaluated them last.
@@ -275,35 +355,18 @@ func (p *Prometheus) get(path string, data any) error {
 	return json.Unmarshal(envelope.Data, data)
 }
 
-// shootAccess creates the shoot Prometheus' access Secret as Gardener does (gardenerutils.NewShootAccessSecret), lets
-// gardener-resource-manager's token requestor fill it and grants its ServiceAccount the shoot RBAC of Gardener's
-// prometheus component (its target ManagedResource, applied by gardener-resource-manager); it returns the token.
-func shootAccess(ctx context.Context, c client.Client, namespace string) (string, error) {
-	if err := gardenerutils.NewShootAccessSecret(shootprometheus.AccessSecretName, namespace).Reconcile(ctx, c); err != nil {
-		return "", fmt.Errorf("the shoot Prometheus' access secret: %w", err)
-	}
-	if err := targetRBAC(ctx, c, namespace); err != nil {
-		return "", err
-	}
-	var token string
-	err := poll(ctx, time.Minute, 200*time.Millisecond, "the token requestor's token in "+shootprometheus.AccessSecretName, func() error {
-		s := &corev1.Secret{}
-		if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: shootprometheus.AccessSecretName}, s); err != nil {
-			return err
-		}
-		if token = string(s.Data[resourcesv1alpha1.DataKeyToken]); token == "" {
-			return fmt.Errorf("no %s in the secret yet", resourcesv1alpha1.DataKeyToken)
-		}
-		return nil
-	})
-	return token, err
-}
+// access is what Gardener gives the shoot Prometheus: the token of its shoot access Secret and, with seedIdentity,
+// the token of its ServiceAccount in the seed.
+type access struct{ shootToken, seedToken string }
 
-// targetRBAC deploys Gardener's shoot prometheus component into an in-memory client and copies its target
-// ManagedResource (the shoot's ClusterRole and ClusterRoleBinding for the prometheus-shoot ServiceAccount) with its
-// Secrets into the seed, where gardener-resource-manager applies it to the shoot.
-func targetRBAC(ctx context.Context, c client.Client, namespace string) error {
-	mem := fakeclient.NewClientBuilder().WithScheme(kubernetes.SeedScheme).Build()
+// grantAccess creates the shoot Prometheus' access Secret as Gardener does (gardenerutils.NewShootAccessSecret),
+// lets gardener-resource-manager's token requestor fill it and grants its ServiceAccount the shoot RBAC of Gardener's
+// prometheus component (its target ManagedResource, applied by gardener-resource-manager). With seedIdentity it also
+// creates the component's ServiceAccount, Role and RoleBinding in the seed (the Role lets the Prometheus discover
+// the services, endpoints and pods of the shoot namespace, as the shoot's kube-state-metrics scrape does) and
+// requests a token of that ServiceAccount.
+func grantAccess(ctx context.Context, c client.Client, namespace string, seedIdentity bool) (*access, error) {
+	mem := inMemorySeed()
 	values := prometheus.Values{
 		Name:        shootprometheus.Label,
 		ClusterType: component.ClusterTypeShoot,
@@ -313,37 +376,54 @@ func targetRBAC(ctx context.Context, c client.Client, namespace string) error {
 		},
 	}
 	if err := prometheus.New(logr.Discard(), mem, namespace, values).Deploy(ctx); err != nil {
-		return fmt.Errorf("the shoot prometheus component of Gardener: %w", err)
+		return nil, fmt.Errorf("the shoot prometheus component of Gardener: %w", err)
 	}
-	mr := &resourcesv1alpha1.ManagedResource{}
-	if err := mem.Get(ctx, client.ObjectKey{Namespace: namespace, Name: "prometheus-" + shootprometheus.Label + "-target"}, mr); err != nil {
-		return fmt.Errorf("the shoot prometheus component's target ManagedResource: %w", err)
+	if err := gardenerutils.NewShootAccessSecret(shootprometheus.AccessSecretName, namespace).Reconcile(ctx, c); err != nil {
+		return nil, fmt.Errorf("the shoot Prometheus' access secret: %w", err)
 	}
-	for _, ref := range mr.Spec.SecretRefs {
-		s := &corev1.Secret{}
-		if err := mem.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.Name}, s); err != nil {
-			return err
+	if err := copyShootManagedResources(ctx, mem, c, namespace); err != nil {
+		return nil, err
+	}
+	a := &access{}
+	var err error
+	if a.shootToken, err = waitToken(ctx, c, namespace, shootprometheus.AccessSecretName); err != nil || !seedIdentity {
+		return a, err
+	}
+	a.seedToken, err = seedToken(ctx, c, mem, namespace)
+	return a, err
+}
+
+// seedToken creates the shoot Prometheus' ServiceAccount, Role and RoleBinding in the seed as Gardener's component
+// put them into its seed ManagedResource (mem), and returns a token of that ServiceAccount.
+func seedToken(ctx context.Context, c, mem client.Client, namespace string) (string, error) {
+	objs, err := seedObjects(ctx, mem, namespace)
+	if err != nil {
+		return "", err
+	}
+	var sa *corev1.ServiceAccount
+	for _, obj := range objs {
+		switch o := obj.(type) {
+		case *corev1.ServiceAccount:
+			sa = o
+		case *rbacv1.Role, *rbacv1.RoleBinding:
+		default:
+			continue
 		}
-		s.ResourceVersion = ""
-		if err := c.Create(ctx, s); err != nil {
-			return fmt.Errorf("the target ManagedResource's secret %s: %w", s.Name, err)
+		if obj.GetNamespace() != namespace {
+			continue // the RoleBinding in the garden namespace: nothing of it is scraped here
+		}
+		if err := createCopy(ctx, c, obj); err != nil {
+			return "", fmt.Errorf("the shoot Prometheus' %T %s in the seed: %w", obj, obj.GetName(), err)
 		}
 	}
-	mr.ResourceVersion = ""
-	if err := c.Create(ctx, mr); err != nil {
-		return fmt.Errorf("the shoot prometheus component's target ManagedResource: %w", err)
+	if sa == nil {
+		return "", errors.New("the shoot prometheus component of Gardener deployed no ServiceAccount into the seed")
 	}
-	return poll(ctx, time.Minute, 200*time.Millisecond, "the target ManagedResource applied", func() error {
-		if err := c.Get(ctx, client.ObjectKeyFromObject(mr), mr); err != nil {
-			return err
-		}
-		for _, cond := range mr.Status.Conditions {
-			if cond.Type == resourcesv1alpha1.ResourcesApplied && cond.Status == "True" {
-				return nil
-			}
-		}
-		return fmt.Errorf("not applied yet: %+v", mr.Status.Conditions)
-	})
+	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: new(int64(3600))}}
+	if err := c.SubResource("token").Create(ctx, sa, tr); err != nil {
+		return "", fmt.Errorf("a token of the shoot Prometheus' ServiceAccount %s: %w", sa.Name, err)
+	}
+	return tr.Status.Token, nil
 }
 
 // monitoringObjects are the shoot Prometheus' ScrapeConfigs and PrometheusRules in the namespace, as stored, and
@@ -385,12 +465,18 @@ func monitoringObjects(ctx context.Context, c client.Client, namespace, token st
 	return []byte(strings.Join(docs, "---\n")), nil
 }
 
-// poll calls check every interval until it succeeds or timeout passes; the error says what was awaited and the
-// last check's error.
-func poll(ctx context.Context, timeout, interval time.Duration, what string, check func() error) error {
+// errGaveUp, wrapped into a check's error, ends poll at once: what it waits for cannot come any more.
+var errGaveUp = errors.New("gave up")
+
+// poll calls check every 200 ms until it succeeds, a minute passes or it returns errGaveUp; the error says what was
+// awaited and the last check's error.
+func poll(ctx context.Context, what string, check func() error) error {
 	var last error
-	err := wait.PollUntilContextTimeout(ctx, interval, timeout, true, func(context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
 		last = check()
+		if errors.Is(last, errGaveUp) {
+			return false, last
+		}
 		return last == nil, nil
 	})
 	if err != nil {
