@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -78,6 +80,30 @@ const kubeStateMetricsPrefix = "kube_"
 // restarts, the DaemonSet delivery mode's proof signal) rather than the nodes' gVisor metric servers.
 func (t Target) ReadsKubeStateMetrics() bool {
 	return strings.Contains(t.Expr, kubeStateMetricsPrefix)
+}
+
+// KubeStateMetricsQueries are the queries of the dashboards' panels that read the shoot's kube-state-metrics, in
+// dashboard file and panel order.
+func KubeStateMetricsQueries() ([]string, error) {
+	dashboards, err := Dashboards()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, file := range slices.Sorted(maps.Keys(dashboards)) {
+		var d Dashboard
+		if err := json.Unmarshal([]byte(dashboards[file]), &d); err != nil {
+			return nil, fmt.Errorf("dashboard %s: %w", file, err)
+		}
+		for _, p := range d.Panels {
+			for _, t := range p.Targets {
+				if t.ReadsKubeStateMetrics() {
+					out = append(out, t.Expr)
+				}
+			}
+		}
+	}
+	return out, nil
 }
 
 // DashboardConfigMap is the shoot Plutono's ConfigMap of our dashboards (one key per dashboard file).

@@ -7,5 +7,6 @@
 // module) serves them together with each sandbox's memory and CPU, which are checked against what the sandbox
 // really uses on the host (its pod cgroup). On the same series it judges what pkg/monitoring gives the shoot
 // Prometheus and Plutono: the rules and alerts in promtool, and every dashboard panel's query (dashboard_test.go);
-// the installation alerts run on series in kube-state-metrics' format (installation_alerts_test.go).
+// the installation alerts' timing runs on series in kube-state-metrics' format (installation_alerts_test.go; test/e2e
+// runs them on a real kube-state-metrics' series of a real failure).
 package monitoring_test
