@@ -33,7 +33,8 @@ const loadMiB = 24
 // checkDashboard puts the gVisor pod through a load (memory in two steps, a CPU burn, the memory released) while
 // the real Prometheus scrapes, then runs every query of every shoot dashboard panel over that time as Plutono
 // would (a range query): each must return data, and the memory panel must show the pod's growth by the memory it
-// wrote (panels on kube-state-metrics' series excepted: this cluster has none). With PictureDataEnv set, the results are written for the docs picture.
+// wrote. The panels on kube-state-metrics' series read the shoot's kube-state-metrics that runs beside the
+// Prometheus. With PictureDataEnv set, the results are written for the docs picture.
 func checkDashboard(ctx context.Context, t *testing.T, n *kubenode.Node, p *shootprometheus.Prometheus) {
 	t.Helper()
 	start := time.Now()
@@ -58,12 +59,7 @@ func checkDashboard(ctx context.Context, t *testing.T, n *kubenode.Node, p *shoo
 					t.Fatal(err)
 				}
 				pp := toPicturePanel(panel.Title, panel.FieldConfig.Defaults.Unit, target, ranges, start, end)
-				switch {
-				case target.ReadsKubeStateMetrics():
-					// This cluster runs no kube-state-metrics (its Go module is not served here); test/monitoring's
-					// TestInstallationAlerts evaluates the query on series in its format.
-					pp.Note = "no kube-state-metrics in this test (see test/monitoring)"
-				case len(ranges) == 0:
+				if len(ranges) == 0 {
 					t.Errorf("dashboard %s, panel %q: its query %q returns nothing over the run", file, panel.Title, target.Expr)
 				}
 				pd.Panels = append(pd.Panels, pp)
@@ -145,8 +141,6 @@ type picturePanel struct {
 	Unit    string          `json:"unit"`
 	Seconds []int           `json:"seconds"`
 	Series  []pictureSeries `json:"series"`
-	// Note is drawn instead of the series where the test has none to show, saying why.
-	Note string `json:"note,omitempty"`
 }
 
 type pictureSeries struct {

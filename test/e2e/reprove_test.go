@@ -32,8 +32,10 @@ const reproveInterval = 15 * time.Second
 // behind the installer's back (the runsc that containerd's handler runs made unrunnable: the node's own file, not
 // the installer's pod), on the newest containerd release: within the re-proof interval the installation pod turns
 // not Ready and EveryNodeReady False, naming the node and the proof's reason; making runsc runnable again heals the
-// node without anyone touching the pod. On the way it measures the idle container's memory between proofs and
-// during one.
+// node without anyone touching the pod. A real shoot Prometheus scraping the shoot's real kube-state-metrics (both
+// as Gardener runs them) sees it: GVisorSandboxProofFailed fires for the node, GVisorNotReadyOnNodes is pending for
+// the pool until the repair, and the controller exports EveryNodeReady False for the seed Prometheus (the seed alert's
+// input). On the way it measures the idle container's memory between proofs and during one.
 func TestReproveOnRealNode(t *testing.T) {
 	releases := kubenode.Releases(t)
 	c := releases[len(releases)-1]
@@ -45,6 +47,8 @@ func TestReproveOnRealNode(t *testing.T) {
 	_, err := e2e.WaitConditions(ctx, n.Client(), key, 3*time.Minute, healthy)
 	testutil.Must(t, err)
 	measureReprove(t)
+	alerts := installationAlerts{p: startShootPrometheus(ctx, t, n, key.Namespace), pool: pool, node: nodeName}
+	alerts.healthy(ctx, t)
 
 	runsc := nodeRealPath(t, n, filepath.Join(kubenode.BinDir, "runsc"))
 	st, err := os.Stat(n.HostPath(runsc))
@@ -63,6 +67,8 @@ func TestReproveOnRealNode(t *testing.T) {
 	if !strings.Contains(cond.Message, "runsc") {
 		t.Errorf("EveryNodeReady's message should say what of runsc is wrong: %s", cond.Message)
 	}
+	alerts.broken(ctx, t)
+	awaitControllerCondition(ctx, t, n, key, string(gardencorev1beta1.ShootEveryNodeReady), string(gardencorev1beta1.ConditionFalse))
 
 	testutil.Must(t, os.Chmod(n.HostPath(runsc), st.Mode().Perm()))
 	repaired := time.Now()
@@ -71,6 +77,8 @@ func TestReproveOnRealNode(t *testing.T) {
 	pod, err = e2e.InstallationPod(ctx, n.Client(), pool, nodeName, time.Minute, e2e.PodReady)
 	testutil.Must(t, err)
 	t.Logf("healed %s after the repair: installation pod %s Ready, idle: %s", time.Since(repaired).Round(time.Second), pod.Name, idleState(pod))
+	alerts.repaired(ctx, t)
+	awaitControllerCondition(ctx, t, n, key, string(gardencorev1beta1.ShootEveryNodeReady), string(gardencorev1beta1.ConditionTrue))
 }
 
 // podNotReady is an InstallationPod check: the pod is not Ready.

@@ -36,22 +36,11 @@ const memoryTolerance = 1 << 20
 // as the sandbox reports it, every rule evaluates without error and no gVisor alert fires on a healthy node.
 func checkShootPrometheus(ctx context.Context, t *testing.T, n *kubenode.Node, namespace, pool string, installationPod string) {
 	t.Helper()
-	prom, config := realcomponents.Prometheus(t)
-	// In the node's network, where the API server serves on NodeIP:443 as a shoot's on kube-apiserver:443.
-	env := shootprometheus.Env{Client: n.Client(), Command: n.NetCommand, Dial: n.Dial, APIServerIP: kubenode.NodeIP, ListenAddress: "127.0.0.1:9090"}
-	p, err := shootprometheus.Start(ctx, env, shootprometheus.Tools{Prometheus: prom, Config: config}, namespace, t.TempDir(), prometheusInterval)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		p.Stop()
-		if t.Failed() {
-			t.Logf("--- Prometheus ---\n%s", tailLines(p.Log(), 40))
-		}
-	})
+	p := startShootPrometheus(ctx, t, n, namespace)
 
+	checkKubeStateMetricsTarget(ctx, t, p)
 	var target shootprometheus.Target
-	err = e2e.Poll(ctx, time.Minute, time.Second, "the metric server as a healthy target of the shoot Prometheus", func() error {
+	err := e2e.Poll(ctx, time.Minute, time.Second, "the metric server as a healthy target of the shoot Prometheus", func() error {
 		targets, err := p.Targets()
 		if err != nil {
 			return err
@@ -128,6 +117,59 @@ func checkShootPrometheus(ctx context.Context, t *testing.T, n *kubenode.Node, n
 	}
 	t.Logf("the shoot Prometheus evaluates %d rules of the PrometheusRule, all healthy, no alert pending or firing", len(rules))
 	checkDashboard(ctx, t, n, p)
+}
+
+// checkKubeStateMetricsTarget waits until the shoot's kube-state-metrics is a healthy target of the shoot Prometheus,
+// found by Gardener's ScrapeConfig through its Service, with the labels Gardener's relabeling gives it.
+func checkKubeStateMetricsTarget(ctx context.Context, t *testing.T, p *shootprometheus.Prometheus) {
+	t.Helper()
+	err := e2e.Poll(ctx, time.Minute, time.Second, "the shoot's kube-state-metrics as a healthy target of the shoot Prometheus", func() error {
+		targets, err := p.Targets()
+		if err != nil {
+			return err
+		}
+		for _, tg := range targets {
+			if tg.Labels["job"] == "kube-state-metrics" && tg.Labels["type"] == "shoot" {
+				if tg.Health != "up" {
+					return fmt.Errorf("target %s: %s %s", tg.ScrapeURL, tg.Health, tg.LastError)
+				}
+				return nil
+			}
+		}
+		return fmt.Errorf("no target of job kube-state-metrics, type shoot among %+v", targets)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startShootPrometheus runs a real Prometheus as the shoot's in the node's network, where the API server serves on
+// NodeIP:443 as a shoot's on kube-apiserver:443, on what prometheus-operator makes of the shoot namespace's
+// monitoring objects, and beside it the shoot's kube-state-metrics as Gardener deploys it, which the Prometheus
+// scrapes with Gardener's ScrapeConfig (the installation alerts' input). Both stop with the test.
+func startShootPrometheus(ctx context.Context, t *testing.T, n *kubenode.Node, namespace string) *shootprometheus.Prometheus {
+	t.Helper()
+	prom, config := realcomponents.Prometheus(t)
+	tools := shootprometheus.Tools{Prometheus: prom, Config: config, KubeStateMetrics: realcomponents.KubeStateMetrics(t)}
+	ca, err := n.CA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := shootprometheus.Env{
+		Client: n.Client(), Command: n.NetCommand, Dial: n.Dial, Listen: n.Listen, CA: ca,
+		APIServerIP: kubenode.NodeIP, ListenAddress: "127.0.0.1:9090",
+	}
+	p, err := shootprometheus.Start(ctx, env, tools, namespace, t.TempDir(), prometheusInterval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		p.Stop()
+		if t.Failed() {
+			t.Logf("--- Prometheus ---\n%s", tailLines(p.Log(), 60))
+		}
+	})
+	return p
 }
 
 // sandboxMemoryNow reads the gVisor pod's runsc_sandbox_memory_usage_bytes through the pod proxy.
