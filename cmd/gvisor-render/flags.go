@@ -17,12 +17,13 @@ import (
 
 const usage = `Usage: gvisor-render -f CONTAINERRUNTIME.yaml [--kubernetes-version V] [--architecture POOL=ARCH]...
                      [--image-vector-overwrite FILE] [--readiness-gate] [--prove-sandbox=false] [--reprove-interval D]
-                     [--delivery-mode daemonset|operatingsystemconfig] [--sandbox-metrics] [--uninstall]
+                     [--delivery-mode daemonset|operatingsystemconfig] [--sandbox-metrics] [--uninstall] [--seed]
 
 Prints every object the extension puts into the shoot for the ContainerRuntime(s) in the file
 (one or more YAML documents of kind ContainerRuntime, type gvisor, of one shoot), exactly as the
 controller deploys them. With --uninstall: what it puts there while removing gVisor from those pools
-instead (each pool's installation DaemonSet in uninstall mode; no RuntimeClass).
+instead (each pool's installation DaemonSet in uninstall mode; no RuntimeClass). With --seed: what it
+keeps in the shoot's namespace on the seed for the shoot's monitoring instead.
 
 Flags:
 `
@@ -33,6 +34,7 @@ type invocation struct {
 	settings        render.Settings
 	shoot           render.ShootInput // without ContainerRuntimes: they come from file
 	showVersion     bool
+	seed            bool
 }
 
 // parseFlags parses args; a usage error has been reported on stderr when it returns an error.
@@ -63,6 +65,10 @@ func parseFlags(args []string, stderr io.Writer) (*invocation, error) {
 			"--sandbox-metrics setting): runsc's metric-server flag and the metric server container, docs/monitoring.md")
 	fs.BoolVar(&inv.shoot.Uninstall, "uninstall", false,
 		"render the pools' uninstall mode (removal of gVisor from them: the same DaemonSets running gvisor-installer uninstall)")
+	fs.BoolVar(&inv.seed, "seed", false,
+		"print instead what the controller keeps in the shoot's namespace on the seed (the ContainerRuntimes' namespace) for the "+
+			"shoot's Prometheus and Plutono with the extension's --shoot-monitoring: ScrapeConfigs, PrometheusRule, dashboard "+
+			"ConfigMap (docs/monitoring.md); --delivery-mode picks the nodes' ScrapeConfig")
 	fs.BoolVar(&inv.showVersion, "version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)

@@ -9,11 +9,15 @@
 // controller puts into the shoot's ManagedResources (a test in pkg/controller/containerruntime holds them equal).
 //
 //	gvisor-render -f CONTAINERRUNTIME.yaml [--kubernetes-version V] [--architecture POOL=ARCH]... [--image-vector-overwrite FILE]
-//	              [--readiness-gate] [--prove-sandbox=false] [--delivery-mode daemonset|operatingsystemconfig] [--uninstall]
+//	              [--readiness-gate] [--prove-sandbox=false] [--delivery-mode daemonset|operatingsystemconfig] [--uninstall] [--seed]
 //
 // --uninstall prints what the extension puts into the shoot while it removes gVisor from the pools instead: each
 // pool's installation DaemonSet in uninstall mode. Why the readiness gate is off although --readiness-gate asks for
 // it (a shoot below Kubernetes 1.30, an unknown version, the OperatingSystemConfig mode) goes to standard error.
+//
+// --seed prints instead what the controller keeps in the shoot's namespace on the seed (the ContainerRuntimes'
+// namespace) for the shoot's Prometheus and Plutono with its --shoot-monitoring: pkg/monitoring's ScrapeConfigs,
+// PrometheusRule and dashboard ConfigMap, the objects the controller writes.
 //
 // Images follow the extension's rule (see imagevector/README.md): a release build tags our images with its
 // version, any other build keeps the last released tag; IMAGEVECTOR_OVERWRITE or --image-vector-overwrite apply on

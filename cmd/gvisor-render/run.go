@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 
+	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
+
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
 
@@ -22,7 +24,7 @@ func run(args []string, version string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, version)
 		return 0
 	}
-	out, err := renderFile(inv, version)
+	out, crs, err := renderFile(inv, version)
 	if err != nil {
 		fmt.Fprintf(stderr, "gvisor-render: %v\n", err)
 		if render.IsConfigurationError(err) {
@@ -33,34 +35,44 @@ func run(args []string, version string, stdout, stderr io.Writer) int {
 	if out.ReadinessGateOff != "" {
 		fmt.Fprintf(stderr, "gvisor-render: readiness gate off: %s\n", out.ReadinessGateOff)
 	}
-	if _, err := stdout.Write(out.Manifests().YAML()); err != nil {
+	manifests := out.Manifests().YAML()
+	if inv.seed {
+		// Rendered the shoot's first: the controller deploys the monitoring objects only for ContainerRuntimes it
+		// can render, so bad input fails here as it fails there.
+		if manifests, err = seedYAML(crs, inv.settings.DeliveryMode); err != nil {
+			fmt.Fprintf(stderr, "gvisor-render: %s: %v\n", inv.file, err)
+			return 1
+		}
+	}
+	if _, err := stdout.Write(manifests); err != nil {
 		fmt.Fprintf(stderr, "gvisor-render: writing output: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
-// renderFile renders everything for the ContainerRuntimes in inv.file, with images for the given build version.
-func renderFile(inv *invocation, version string) (*render.ShootObjects, error) {
+// renderFile renders everything for the ContainerRuntimes in inv.file, with images for the given build version,
+// and returns them too.
+func renderFile(inv *invocation, version string) (*render.ShootObjects, []*extensionsv1alpha1.ContainerRuntime, error) {
 	data, err := readInput(inv.file)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	crs, err := decodeContainerRuntimes(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", inv.file, err)
+		return nil, nil, fmt.Errorf("%s: %w", inv.file, err)
 	}
 	r, err := render.Load(version, inv.overwrite)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	in := inv.shoot
 	in.ContainerRuntimes = crs
 	out, err := r.Shoot(inv.settings, in)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", inv.file, err)
+		return nil, nil, fmt.Errorf("%s: %w", inv.file, err)
 	}
-	return out, nil
+	return out, crs, nil
 }
 
 func readInput(file string) ([]byte, error) {

@@ -4,7 +4,11 @@
 package monitoring
 
 import (
+	"bytes"
+	"fmt"
+
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 )
@@ -28,6 +32,24 @@ func ShootObjects(namespace string, mode delivery.Mode) ([]client.Object, error)
 		objs = append(objs, NodeScrapeConfig(namespace))
 	}
 	return objs, nil
+}
+
+// ShootObjectsYAML are the ShootObjects as YAML documents in their order, as gvisor-render prints them.
+func ShootObjectsYAML(namespace string, mode delivery.Mode) ([]byte, error) {
+	objs, err := ShootObjects(namespace, mode)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	for _, o := range objs {
+		raw, err := yaml.Marshal(o)
+		if err != nil {
+			return nil, fmt.Errorf("%T %s: %w", o, o.GetName(), err)
+		}
+		b.WriteString("---\n")
+		b.Write(raw)
+	}
+	return b.Bytes(), nil
 }
 
 // OtherModesObjects are the monitoring objects a shoot has in another delivery mode than mode and not in mode

@@ -37,16 +37,9 @@ func TestShootObjectsGolden(t *testing.T) {
 	for _, mode := range delivery.Modes {
 		t.Run(string(mode), func(t *testing.T) {
 			render := func() string {
-				objs, err := monitoring.ShootObjects(namespace, mode)
+				raw, err := monitoring.ShootObjectsYAML(namespace, mode)
 				testutil.Must(t, err)
-				var b strings.Builder
-				for _, o := range objs {
-					raw, err := yaml.Marshal(o)
-					testutil.Must(t, err)
-					b.WriteString("---\n")
-					b.Write(raw)
-				}
-				return b.String()
+				return string(raw)
 			}
 			first := render()
 			if second := render(); second != first {
