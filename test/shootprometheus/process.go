@@ -24,23 +24,25 @@ const (
 
 // privateMounts returns a command that runs argv in env's network with a mount namespace of its own, so that the
 // machine's files stay untouched: /etc/hosts is hostsFile, and with runDirs a fresh tmpfs lies over /run (/var/run)
-// with each source directory bound at its target path there, where a pod has its mounted secrets.
+// with each source directory bound at its target path there, where a pod has its mounted secrets. The paths reach
+// the shell as positional parameters, never as script text.
 func privateMounts(ctx context.Context, env Env, hostsFile string, runDirs map[string]string, environ []string, argv ...string) *exec.Cmd {
-	script := "mount -n --bind " + shQuote(hostsFile) + " /etc/hosts"
+	script := `mount -n --bind "$1" /etc/hosts`
+	params := []string{hostsFile}
 	if len(runDirs) > 0 {
 		script += " && mount -n -t tmpfs tmpfs /run"
 		for _, target := range slices.Sorted(maps.Keys(runDirs)) {
-			script += " && mkdir -p " + shQuote(target) + " && mount -n --bind " + shQuote(runDirs[target]) + " " + shQuote(target)
+			t, s := len(params)+1, len(params)+2
+			script += fmt.Sprintf(` && mkdir -p "${%d}" && mount -n --bind "${%d}" "${%d}"`, t, s, t)
+			params = append(params, target, runDirs[target])
 		}
 	}
-	script += ` && exec "$@"`
-	cmd := env.Command(context.WithoutCancel(ctx), append([]string{"unshare", "-m", "--propagation", "private", "/bin/sh", "-c", script, "sh"}, argv...)...)
+	script += fmt.Sprintf(` && shift %d && exec "$@"`, len(params))
+	shArgs := append([]string{"unshare", "-m", "--propagation", "private", "/bin/sh", "-c", script, "sh"}, params...)
+	cmd := env.Command(context.WithoutCancel(ctx), append(shArgs, argv...)...)
 	cmd.Env = append(os.Environ(), environ...)
 	return cmd
 }
-
-// shQuote quotes s for the shell.
-func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // writeHosts writes a hosts file with localhost and the names' addresses, and returns its path.
 func writeHosts(path string, names map[string]string) (string, error) {
