@@ -234,6 +234,10 @@ func (ns *namespaces) listen(network, addr string) (net.Listener, error) {
 			r.l, err = net.Listen(network, addr)
 			return err
 		})
+		if r.err != nil && r.l != nil {
+			r.l.Close() // listening worked, returning to the machine's namespace did not
+			r.l = nil
+		}
 		done <- r
 	}()
 	r := <-done
