@@ -39,26 +39,7 @@ func checkShootPrometheus(ctx context.Context, t *testing.T, n *kubenode.Node, n
 	p := startShootPrometheus(ctx, t, n, namespace)
 
 	checkKubeStateMetricsTarget(ctx, t, p)
-	var target shootprometheus.Target
-	err := e2e.Poll(ctx, time.Minute, time.Second, "the metric server as a healthy target of the shoot Prometheus", func() error {
-		targets, err := p.Targets()
-		if err != nil {
-			return err
-		}
-		for _, tg := range targets {
-			if tg.Labels["job"] == monitoring.ScrapeJob {
-				target = tg
-				if tg.Health != "up" {
-					return fmt.Errorf("target %s: %s %s", tg.ScrapeURL, tg.Health, tg.LastError)
-				}
-				return nil
-			}
-		}
-		return fmt.Errorf("no target of job %s among %+v", monitoring.ScrapeJob, targets)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	target := awaitHealthyTarget(ctx, t, p, "the metric server", map[string]string{"job": monitoring.ScrapeJob})
 	wantPath := fmt.Sprintf("/api/v1/namespaces/kube-system/pods/%s:%d/proxy/metrics", installationPod, render.MetricServerPort)
 	if !strings.HasSuffix(target.ScrapeURL, wantPath) || !strings.HasPrefix(target.ScrapeURL, "https://kube-apiserver:443/") {
 		t.Errorf("the target's scrape URL %s, want https://kube-apiserver:443%s (the shoot API server's pod proxy)", target.ScrapeURL, wantPath)
@@ -71,7 +52,7 @@ func checkShootPrometheus(ctx context.Context, t *testing.T, n *kubenode.Node, n
 
 	const query = `namespace_pod:gvisor_sandbox_memory_usage_bytes:sum{namespace="default",pod="gvisor-app"}`
 	var recorded shootprometheus.Sample
-	err = e2e.Poll(ctx, time.Minute, time.Second, "the recording rule's memory of the gVisor pod", func() error {
+	err := e2e.Poll(ctx, time.Minute, time.Second, "the recording rule's memory of the gVisor pod", func() error {
 		samples, err := p.Query(query)
 		if err != nil {
 			return err
@@ -123,24 +104,38 @@ func checkShootPrometheus(ctx context.Context, t *testing.T, n *kubenode.Node, n
 // found by Gardener's ScrapeConfig through its Service, with the labels Gardener's relabeling gives it.
 func checkKubeStateMetricsTarget(ctx context.Context, t *testing.T, p *shootprometheus.Prometheus) {
 	t.Helper()
-	err := e2e.Poll(ctx, time.Minute, time.Second, "the shoot's kube-state-metrics as a healthy target of the shoot Prometheus", func() error {
+	awaitHealthyTarget(ctx, t, p, "the shoot's kube-state-metrics", map[string]string{"job": "kube-state-metrics", "type": "shoot"})
+}
+
+// awaitHealthyTarget waits until the shoot Prometheus has a healthy target with labels, and returns it.
+func awaitHealthyTarget(ctx context.Context, t *testing.T, p *shootprometheus.Prometheus, what string, labels map[string]string) shootprometheus.Target {
+	t.Helper()
+	var target shootprometheus.Target
+	err := e2e.Poll(ctx, time.Minute, time.Second, what+" as a healthy target of the shoot Prometheus", func() error {
 		targets, err := p.Targets()
 		if err != nil {
 			return err
 		}
 		for _, tg := range targets {
-			if tg.Labels["job"] == "kube-state-metrics" && tg.Labels["type"] == "shoot" {
-				if tg.Health != "up" {
-					return fmt.Errorf("target %s: %s %s", tg.ScrapeURL, tg.Health, tg.LastError)
-				}
-				return nil
+			match := true
+			for k, v := range labels {
+				match = match && tg.Labels[k] == v
 			}
+			if !match {
+				continue
+			}
+			target = tg
+			if tg.Health != "up" {
+				return fmt.Errorf("target %s: %s %s", tg.ScrapeURL, tg.Health, tg.LastError)
+			}
+			return nil
 		}
-		return fmt.Errorf("no target of job kube-state-metrics, type shoot among %+v", targets)
+		return fmt.Errorf("no target with %v among %+v", labels, targets)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return target
 }
 
 // startShootPrometheus runs a real Prometheus as the shoot's in the node's network, where the API server serves on
