@@ -123,16 +123,34 @@ func assertHardened(t testing.TB, sd *systemd, unit string) int {
 		t.Errorf("%s's confinement as systemd reads the unit: %v", unit, p)
 	}
 	pid := sd.hostPID(t, p["MainPID"])
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
+	status := execedStatus(t, pid)
 	for _, want := range []string{"CapEff:\t0000000000000000", "CapBnd:\t0000000000000000", "NoNewPrivs:\t1"} {
 		if !bytes.Contains(status, []byte(want)) {
 			t.Errorf("the running server's /proc/%d/status lacks %q:\n%s", pid, want, status)
 		}
 	}
 	return pid
+}
+
+// execedStatus is /proc/PID/status of the unit's main process once it runs the server: systemd reports a simple
+// service running right after its fork, while the child (named "(<unit>)", the unit's name cut to 15 bytes) still
+// applies the unit's confinement before it execs the binary, with root's capabilities until then.
+func execedStatus(t testing.TB, pid int) []byte {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(status, []byte("Name:\t(")) {
+			return status
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the unit's main process %d did not exec its binary within 10 s:\n%s", pid, status)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // waitRestarted waits (bounded: RestartSec 5 s and slack) until the unit runs again with a main PID other than
