@@ -18,10 +18,10 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/restart"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/runscconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version"
 )
 

@@ -11,8 +11,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/runscconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
 
 // TestSandboxMetricsContract: sandbox metrics change nothing of what the installer and the idle container run or

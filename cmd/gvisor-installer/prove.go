@@ -16,12 +16,11 @@ import (
 	"time"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
-	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdversion"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/runscconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version"
 )
 
@@ -81,7 +80,7 @@ func parseProve(args []string, stderr io.Writer) (*proveFlags, int) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.hostRoot, "host-root", "/", "where the node's / is mounted (the CRI socket is <host-root>"+verify.CRISocket+")")
 	fs.StringVar(&f.binDir, "bin-dir", installer.DefaultBinDir, "node path of runsc and containerd-shim-runsc-v1 (the ContainerRuntime's binaryPath); checked, and named in the reason")
-	fs.StringVar(&f.runscConfig, "runsc-config", cc.RunscConfigPath, "node path of the runsc.toml containerd's runsc runtime names (ConfigPath); checked")
+	fs.StringVar(&f.runscConfig, "runsc-config", runscconfig.NodePath, "node path of the runsc.toml containerd's runsc runtime names (ConfigPath); checked")
 	fs.DurationVar(&f.timeout, "prove-timeout", sandbox.DefaultTimeout, "bound of the sandbox proof, sandbox image pull included")
 	fs.DurationVar(&f.registration, "registration-timeout", 3*time.Minute, "how long to wait until containerd serves CRI with the runsc runtime "+
 		"(node-agent restarts containerd on its new config in parallel with this unit)")

@@ -8,14 +8,15 @@ import (
 	"testing"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
 
 // TestSandboxMetricsSnapshot: --sandbox-metrics renders runsc's metric-server flag into the pool's runsc.toml and
 // the metric server container, with its named port, into the installation pods; without it neither.
 func TestSandboxMetricsSnapshot(t *testing.T) {
 	out := snapshot(t, example, "example-sandbox-metrics.yaml", "--sandbox-metrics")
-	flag := `metric-server = "` + render.MetricServerAddress + `"`
-	for _, s := range []string{flag, "- name: " + render.MetricServerContainer, "- --metric-server=" + render.MetricServerAddress, "name: " + render.MetricServerPortName} {
+	flag := `metric-server = "` + runscconfig.MetricServerAddress + `"`
+	for _, s := range []string{flag, "- name: " + render.MetricServerContainer, "- --metric-server=" + runscconfig.MetricServerAddress, "name: " + render.MetricServerPortName} {
 		if !strings.Contains(out, s) {
 			t.Errorf("output with --sandbox-metrics lacks %q", s)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
 	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
@@ -52,7 +53,7 @@ func BenchmarkInstall(b *testing.B) {
 		b.ReportMetric(float64(restarts)/float64(b.N), "restarts/op")
 	}
 	uninstall := func() {
-		for _, p := range []string{cc.DropInPath, cc.RunscConfigPath, binDir + "/runsc", binDir + "/containerd-shim-runsc-v1"} {
+		for _, p := range []string{cc.DropInPath, runscconfig.NodePath, binDir + "/runsc", binDir + "/containerd-shim-runsc-v1"} {
 			if err := os.Remove(h.path(p)); err != nil && !os.IsNotExist(err) {
 				b.Fatal(err)
 			}

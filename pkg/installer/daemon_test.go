@@ -16,6 +16,7 @@ import (
 	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
@@ -75,7 +76,7 @@ func TestDaemonLifecycle(t *testing.T) {
 			writeFile(t, flags, []byte("[runsc_config]\n  debug = \"true\"\n  net-raw = \"true\"\n"))
 			o.RunscConfig = flags
 			step("flag change", installer.Install, 0, false)
-			if got := h.read(t, cc.RunscConfigPath); !bytes.HasSuffix(got, []byte("[runsc_config]\n  debug = \"true\"\n  net-raw = \"true\"\n")) {
+			if got := h.read(t, runscconfig.NodePath); !bytes.HasSuffix(got, []byte("[runsc_config]\n  debug = \"true\"\n  net-raw = \"true\"\n")) {
 				t.Errorf("runsc.toml = %q", got)
 			}
 
@@ -92,7 +93,7 @@ func TestDaemonLifecycle(t *testing.T) {
 			if got := h.read(t, cc.ConfigPath); !bytes.Equal(got, original) {
 				t.Errorf("config.toml after uninstall differs from the original:\n%s", got)
 			}
-			for _, p := range []string{cc.DropInPath, cc.RunscConfigPath, installer.BackupPath, binDir + "/runsc", binDir + "/containerd-shim-runsc-v1", binDir + "/gvisor-bin"} {
+			for _, p := range []string{cc.DropInPath, runscconfig.NodePath, installer.BackupPath, binDir + "/runsc", binDir + "/containerd-shim-runsc-v1", binDir + "/gvisor-bin"} {
 				if h.exists(p) {
 					t.Errorf("%s left behind by uninstall", p)
 				}

@@ -17,6 +17,7 @@ import (
 	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
@@ -143,7 +144,7 @@ func TestNodeDisruption(t *testing.T) {
 			h := newHost(t, relativeImports(readTestdata(t, tc.config)))
 			n := &node{h: h}
 			if tc.oldExtension {
-				h.write(t, cc.RunscConfigPath, []byte(runscFlags))
+				h.write(t, runscconfig.NodePath, []byte(runscFlags))
 				h.write(t, binDir+"/runsc", installertest.StubELF(nativeMachine(), "old runsc"))
 				h.write(t, binDir+"/containerd-shim-runsc-v1", installertest.StubELF(nativeMachine(), "old shim"))
 			}
@@ -194,7 +195,7 @@ func TestNodeDisruption(t *testing.T) {
 				}
 			}
 			if tc.after == verify.NoRunsc {
-				for _, p := range []string{cc.DropInPath, cc.RunscConfigPath, installer.BackupPath, binDir + "/runsc", binDir + "/containerd-shim-runsc-v1", binDir + "/gvisor-bin"} {
+				for _, p := range []string{cc.DropInPath, runscconfig.NodePath, installer.BackupPath, binDir + "/runsc", binDir + "/containerd-shim-runsc-v1", binDir + "/gvisor-bin"} {
 					if h.exists(p) {
 						t.Errorf("%s left behind", p)
 					}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
 
 // attempt is what this run's proof judges (releases.Attempt).
@@ -121,7 +122,7 @@ func (r *Run) fallBack(rp *releasePlan, res *Result) (string, error) {
 		return "", nil
 	}
 	bin := r.opts.BinDir
-	if _, err := os.Stat(r.host(path.Join(bin, releases.ReleaseDir(good), releases.RunscToml))); err != nil {
+	if _, err := os.Stat(r.host(runscconfig.ReleasePath(bin, good))); err != nil {
 		return "", fmt.Errorf("release %s is no longer complete on the node: %w", good, err)
 	}
 	link := path.Join(bin, releases.CurrentLink)

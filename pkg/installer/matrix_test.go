@@ -16,6 +16,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
 	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
@@ -133,7 +134,7 @@ func dumpable(t *testing.T, h *host, config []byte) string {
 func assertRunsc(t *testing.T, dump map[string]any, pluginID string) {
 	t.Helper()
 	p := []string{"plugins", pluginID, "containerd", "runtimes", "runsc"}
-	for key, want := range map[string]string{"runtime_type": cc.RuntimeType, "options/TypeUrl": cc.OptionsTypeURL, "options/ConfigPath": cc.RunscConfigPath} {
+	for key, want := range map[string]string{"runtime_type": cc.RuntimeType, "options/TypeUrl": cc.OptionsTypeURL, "options/ConfigPath": runscconfig.NodePath} {
 		got, err := installertest.Lookup(dump, append(p, strings.Split(key, "/")...)...)
 		if err != nil || got != want {
 			t.Errorf("effective runsc %s = %v (%v), want %q", key, got, err, want)

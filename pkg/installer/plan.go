@@ -17,7 +17,7 @@ import (
 	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/runscconfig"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
 
 // BackupPath is the node path of the copy of config.toml taken before the installer changes it.

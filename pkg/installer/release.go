@@ -14,9 +14,9 @@ import (
 	"slices"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
-	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
 
 // releasePlan is the side-by-side layout's part of an install (package releases): which release the run puts in
@@ -44,7 +44,7 @@ type releasePlan struct {
 func (r *Run) planRelease(p *Plan, rel *binaries.Release, flags []byte) error {
 	bin := r.opts.BinDir
 	id := releases.ID(rel)
-	toml := releases.RunscTomlFor(bin, id, flags)
+	toml := runscconfig.ForRelease(bin, id, flags)
 	sum := sha256.Sum256(toml)
 	rp := &releasePlan{id: id, config: hex.EncodeToString(sum[:])}
 	p.release = rp
@@ -65,7 +65,7 @@ func (r *Run) planRelease(p *Plan, rel *binaries.Release, flags []byte) error {
 	if err := r.planReleaseFiles(p, rel, id); err != nil {
 		return err
 	}
-	tomlChange := Change{NodePath: path.Join(bin, releases.ReleaseDir(id), releases.RunscToml), Data: toml, Perm: 0o644,
+	tomlChange := Change{NodePath: runscconfig.ReleasePath(bin, id), Data: toml, Perm: 0o644,
 		Detail: "binary_name and runsc flags of release " + id + "; read at every sandbox start, no restart"}
 	n := len(p.Changes)
 	if err := r.addIfDifferent(p, tomlChange); err != nil {
@@ -115,7 +115,7 @@ func (r *Run) planPathLinks(p *Plan) error {
 		{NodePath: path.Join(bin, binaries.Shim), Link: releases.PathLink(binaries.Shim), Detail: "found by containerd on PATH"},
 		{NodePath: path.Join(bin, binaries.Runsc), Link: releases.PathLink(binaries.Runsc), Detail: "for operators and tools"},
 		// Absolute: /etc/containerd is not under the bin dir.
-		{NodePath: cc.RunscConfigPath, Link: path.Join(bin, releases.CurrentLink, releases.RunscToml), Detail: "the runsc handler's ConfigPath"},
+		{NodePath: runscconfig.NodePath, Link: runscconfig.LinkTarget(bin), Detail: "the runsc handler's ConfigPath"},
 	}
 	for _, c := range links {
 		if err := r.addLinkIfDifferent(p, c); err != nil {
@@ -159,7 +159,7 @@ func (r *Run) planAdoption(p *Plan, rp *releasePlan) error {
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		p.Changes = append(p.Changes, Change{NodePath: path.Join(dir, name), Adopt: files[name], Detail: "the release the node ran, adopted without a copy"})
 	}
-	flags, _, err := hostfs.ReadFileIfExists(r.host(cc.RunscConfigPath))
+	flags, _, err := hostfs.ReadFileIfExists(r.host(runscconfig.NodePath))
 	if err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ func (r *Run) planAdoption(p *Plan, rp *releasePlan) error {
 		flags = []byte("[runsc_config]\n")
 	}
 	p.Changes = append(p.Changes,
-		Change{NodePath: path.Join(dir, releases.RunscToml), Data: releases.RunscTomlFor(bin, id, flags), Perm: 0o644, Detail: "the node's runsc flags, kept"},
+		Change{NodePath: runscconfig.ReleasePath(bin, id), Data: runscconfig.ForRelease(bin, id, flags), Perm: 0o644, Detail: "the node's runsc flags, kept"},
 		Change{NodePath: path.Join(bin, releases.CurrentLink), Link: releases.CurrentTarget(id), Detail: "the adopted release, until the new one is proven"})
 	rp.previous, rp.adopted = id, id
 	rp.state.Proven(releases.Attempt{Release: id})

@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
-	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
 
 // flatFlags are the runsc flags an older installer (or the old gVisor extension) left in a regular runsc.toml.
@@ -31,7 +31,7 @@ func TestSideBySideLifecycle(t *testing.T) {
 	h.write(t, binDir+"/runsc", []byte("flat runsc"))
 	h.write(t, binDir+"/containerd-shim-runsc-v1", []byte("flat shim"))
 	h.write(t, binDir+"/gvisor-bin/runsc-metric-server", []byte("flat metric server"))
-	h.write(t, cc.RunscConfigPath, []byte(flatFlags))
+	h.write(t, runscconfig.NodePath, []byte(flatFlags))
 	o := h.options()
 	install := func(step string) installer.Result {
 		t.Helper()
@@ -48,13 +48,13 @@ func TestSideBySideLifecycle(t *testing.T) {
 	if got := h.read(t, path.Join(binDir, releases.ReleaseDir(adopted), "runsc")); string(got) != "flat runsc" {
 		t.Errorf("adopted runsc = %q", got)
 	}
-	if got := h.read(t, path.Join(binDir, releases.ReleaseDir(adopted), releases.RunscToml)); !bytes.HasSuffix(got, []byte(flatFlags)) || !bytes.Contains(got, []byte("binary_name = ")) {
+	if got := h.read(t, runscconfig.ReleasePath(binDir, adopted)); !bytes.HasSuffix(got, []byte(flatFlags)) || !bytes.Contains(got, []byte("binary_name = ")) {
 		t.Errorf("the adopted release's runsc.toml does not keep the node's flags:\n%s", got)
 	}
 	if h.exists(binDir + "/gvisor-bin") {
 		t.Errorf("the flat layout's gvisor-bin/ is still in the bin dir")
 	}
-	for _, link := range []string{binDir + "/runsc", binDir + "/containerd-shim-runsc-v1", cc.RunscConfigPath, binDir + "/" + releases.CurrentLink} {
+	for _, link := range []string{binDir + "/runsc", binDir + "/containerd-shim-runsc-v1", runscconfig.NodePath, binDir + "/" + releases.CurrentLink} {
 		if st, err := os.Lstat(h.path(link)); err != nil || st.Mode()&os.ModeSymlink == 0 {
 			t.Errorf("%s is not a link (%v)", link, err)
 		}
@@ -89,7 +89,7 @@ func TestSideBySideLifecycle(t *testing.T) {
 	if _, err := installer.Uninstall(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{binDir + "/" + releases.Dir, binDir + "/runsc", binDir + "/containerd-shim-runsc-v1", cc.RunscConfigPath} {
+	for _, p := range []string{binDir + "/" + releases.Dir, binDir + "/runsc", binDir + "/containerd-shim-runsc-v1", runscconfig.NodePath} {
 		if _, err := os.Lstat(h.path(p)); err == nil {
 			t.Errorf("uninstall left %s", p)
 		}

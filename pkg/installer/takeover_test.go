@@ -14,6 +14,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
 	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
@@ -47,7 +48,7 @@ func TestTakeoverFromOldExtension(t *testing.T) {
 			h := newHost(t, original)
 			clean := installertest.HashTree(t, h.root)
 			h.write(t, cc.ConfigPath, oldState)
-			h.write(t, cc.RunscConfigPath, []byte(runscFlags))
+			h.write(t, runscconfig.NodePath, []byte(runscFlags))
 			h.write(t, binDir+"/runsc", installertest.StubELF(nativeMachine(), "old runsc"))
 			h.write(t, binDir+"/containerd-shim-runsc-v1", installertest.StubELF(nativeMachine(), "old shim"))
 			doc, err := cc.Parse(cc.ConfigPath, oldState)

@@ -18,6 +18,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
 
 // planUninstall returns the changes an uninstall makes: our drop-in or runsc tables, runsc.toml, the backup and
@@ -30,7 +31,7 @@ func (r *Run) planUninstall() (*Plan, error) {
 	if err := r.planUnregister(p); err != nil {
 		return nil, err
 	}
-	for _, nodePath := range []string{BackupPath, cc.RunscConfigPath} {
+	for _, nodePath := range []string{BackupPath, runscconfig.NodePath} {
 		if err := r.planRemoval(p, nodePath); err != nil {
 			return nil, err
 		}

@@ -20,6 +20,7 @@ import (
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	oscwebhook "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
 )
 
@@ -78,7 +79,7 @@ func Classify(osc *extensionsv1alpha1.OperatingSystemConfig) OSC {
 // ours reports whether path is one of the files the webhook adds (or claims) on a gVisor node.
 func ours(p string) bool {
 	switch p {
-	case oscwebhook.RunscConfigPath, containerdconfig.DropInPath:
+	case runscconfig.NodePath, containerdconfig.DropInPath:
 		return true
 	}
 	if path.Dir(p) != extensionsv1alpha1.ContainerDRuntimeContainersBinFolder {

@@ -25,32 +25,17 @@
 // # From ContainerRuntime to runsc.toml
 //
 // A providerConfig is read once and its flags are checked by one rule set (v1alpha1.Parse, whose allowlist is
-// v1alpha1.ValidateFlags; the garden's admission, pkg/admission, runs the same Parse). The hops of the flags from
-// the ContainerRuntime to the node's runsc.toml, before issue 13 and now:
-//
-// Before (11 hops; the flags checked five times by four rule sets, the providerConfig decoded twice per reconcile):
-//
-//  1. v1alpha1.Decode: strict decode, its field.ErrorList packed into an aggregate error
-//  2. asFieldErrors: the aggregate unpacked into a field.ErrorList again
-//  3. v1alpha1.Validate: the allowlist (1st run)
-//  4. the flags copied into InstallationValues (ForContainerRuntime)
-//  5. TestImageTag: the providerConfig decoded a second time for the testImageTag warning
-//  6. WithDefaults in Renderer.Installation
-//  7. validateInstallationValues: the flags wrapped back into a GVisorConfiguration, the allowlist again (2nd run)
-//  8. toMap: typed values to Helm's value map
-//  9. values.schema.json: a third rule set for flag names and values (patterns)
-//  10. the template writes runsc.toml into the pool's ConfigMap
-//  11. the installer on the node parses it (pkg/installer/runscconfig, the fourth rule set) and writes runsc.toml
-//
-// Now (6 hops; the allowlist once, the schema checks shape only, the node keeps its own guard):
+// v1alpha1.ValidateFlags; the garden's admission, pkg/admission, runs the same Parse). Then:
 //
 //  1. v1alpha1.Parse: one strict decode and the allowlist, every error at once as a field.ErrorList; the decoded
 //     configuration travels with the pool's objects (PoolObjects.Config: testImageTag for the controller's warning)
-//  2. the flags copied into InstallationValues (readContainerRuntime)
-//  3. WithDefaults (renderInstallation, the one place defaults are applied)
-//  4. toMap: typed values to Helm's value map; values.schema.json checks only that configFlags maps strings to strings
-//  5. the template writes runsc.toml into the pool's ConfigMap
-//  6. the installer on the node parses it (pkg/installer/runscconfig: it trusts no input) and writes runsc.toml
+//  2. the flags are copied into InstallationValues (readContainerRuntime)
+//  3. nodeConfig makes the pool's NodeConfig: the flags with their defaults and the extension's own, as
+//     runsc.toml's flags table (package runscconfig, the one owner of runsc's node configuration)
+//  4. the DaemonSet mode passes that table to the installation chart (value runscToml, whose schema checks only its
+//     shape), which puts it into the pool's ConfigMap; the OperatingSystemConfig webhook takes PoolObjects.Node
+//  5. the installer on the node validates it again (runscconfig.Validate: it trusts no input) and installs it with
+//     the release's binary_name (runscconfig.ForRelease)
 //
 // Errors caused by user input (the ContainerRuntime's worker pool, binaryPath, selector or providerConfig)
 // are *ConfigurationError values. They implement Gardener's error coder interface

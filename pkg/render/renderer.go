@@ -15,7 +15,6 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/charts"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/apis/gvisor/v1alpha1"
 )
 
 // Renderer renders the embedded charts. It is immutable after New and safe for concurrent use.
@@ -130,32 +129,27 @@ func (r *Renderer) Installation(v InstallationValues) (*Manifests, error) {
 	if err := configurationError(validateInstallationValues(v)); err != nil {
 		return nil, err
 	}
-	return r.renderInstallation(v)
+	m, _, err := r.renderInstallation(v)
+	return m, err
 }
 
-// renderInstallation renders valid values (checked by validateInstallationValues, or read by readContainerRuntime). In
-// install mode the runsc flags get their defaults first (v1alpha1.WithDefaults: debug or strace without debug-log
-// logs to v1alpha1.DefaultDebugLog, as the original extension does); this is the one place defaults are applied.
-func (r *Renderer) renderInstallation(v InstallationValues) (*Manifests, error) {
+// renderInstallation renders valid values (checked by validateInstallationValues, or read by readContainerRuntime)
+// and returns, in install mode, what the chart carries to the pool's nodes (nil in uninstall mode, which writes no
+// runsc config).
+func (r *Renderer) renderInstallation(v InstallationValues) (*Manifests, *NodeConfig, error) {
+	var node *NodeConfig
+	var err error
 	if v.Mode == ModeUninstall {
-		v.ConfigFlags = nil // uninstall writes no runsc config
-	} else {
-		v.ConfigFlags = v1alpha1.WithDefaults(v.ConfigFlags)
+		v.Image, err = r.installationImage(v)
+	} else if node, err = r.nodeConfig(v); err == nil {
+		v.Image = node.Image
 	}
-	if v.Image == "" {
-		var opts []imagevectorutils.FindOptionFunc
-		if v.TargetVersion != "" {
-			opts = append(opts, imagevectorutils.TargetVersion(v.TargetVersion))
-		}
-		img, err := r.images.FindImage(imagevector.ImageNameInstallation, opts...)
-		if err != nil {
-			return nil, fmt.Errorf("finding image %q for target version %q: %w", imagevector.ImageNameInstallation, v.TargetVersion, err)
-		}
-		v.Image = img.String()
+	if err != nil {
+		return nil, nil, err
 	}
 	values, err := toMap(v)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if v.SkipSandboxProof {
 		values["proveSandbox"] = false // the chart's default is on
@@ -163,12 +157,17 @@ func (r *Renderer) renderInstallation(v InstallationValues) (*Manifests, error) 
 	if v.ReproveInterval != 0 {
 		values["reproveInterval"] = formatInterval(v.ReproveInterval)
 	}
-	if v.Mode != ModeUninstall {
+	if node != nil {
+		values["runscToml"] = string(node.RunscConfig)
 		if values["releaseSums"], err = r.releaseSums(v.Architecture); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return r.render(r.installation, values)
+	m, err := r.render(r.installation, values)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, node, nil
 }
 
 // render validates values against the chart's schema, renders it with Helm's engine and decodes the output.

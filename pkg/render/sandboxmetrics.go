@@ -4,13 +4,10 @@
 package render
 
 // Sandbox metrics (docs/monitoring.md): the installation chart's sandboxMetrics value. The chart owns the values
-// below (its helpers gvisor-installation.metricServerAddress and .metricServerPort); these constants are for the
-// code that must agree with it without a rendered chart at hand (the OperatingSystemConfig mode's unit, tests), and a
-// test holds them equal.
+// below (its helper gvisor-installation.metricServerPort); these constants are for the code that must agree with it
+// without a rendered chart at hand (the OperatingSystemConfig mode's unit, tests), and a test holds them equal. The
+// metric server's --metric-server is runsc's flag value, runscconfig.MetricServerAddress.
 const (
-	// MetricServerAddress is the value of runsc's metric-server flag in the pool's runsc.toml and of the metric
-	// server's --metric-server: a fixed node path, so that it stays the same across the server's restarts.
-	MetricServerAddress = "/run/gvisor-metric-server.sock"
 	// MetricServerPort is the TCP port the metric server listens on: the pod's named port "metrics" in the
 	// DaemonSet mode, the node's port in the OperatingSystemConfig mode.
 	MetricServerPort = 9474

@@ -13,12 +13,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/apis/gvisor/v1alpha1"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/runscconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
 
 // TestSandboxMetricsInstallation: with sandboxMetrics the chart puts runsc's metric-server flag, with the value of
-// render.MetricServerAddress, into runsc.toml (sorted among the pool's flags, valid for the installer) and runs the
+// runscconfig.MetricServerAddress, into runsc.toml (sorted among the pool's flags, valid for the installer) and runs the
 // metric server with the same --metric-server, on render.MetricServerPort named "metrics", root without
 // capabilities, the shim's runsc root read-only as its only host path and no host namespace. Off: neither.
 func TestSandboxMetricsInstallation(t *testing.T) {
@@ -47,7 +47,7 @@ func TestSandboxMetricsInstallation(t *testing.T) {
 		if on {
 			want = []string{"debug", "debug-log", v1alpha1.MetricServerFlag, "net-raw"}
 		}
-		if !slices.Equal(flags, want) || on != strings.Contains(toml, `metric-server = "`+render.MetricServerAddress+`"`) {
+		if !slices.Equal(flags, want) || on != strings.Contains(toml, `metric-server = "`+runscconfig.MetricServerAddress+`"`) {
 			t.Errorf("sandboxMetrics %v: runsc.toml flags %v, want %v:\n%s", on, flags, want, toml)
 		}
 		spec := ds.Spec.Template.Spec
@@ -67,7 +67,7 @@ func TestSandboxMetricsInstallation(t *testing.T) {
 
 func checkMetricServer(t *testing.T, spec corev1.PodSpec, c corev1.Container) {
 	t.Helper()
-	want := []string{"/gvisor-metric-server", "--root=/host" + render.RunscRoot, "--metric-server=" + render.MetricServerAddress,
+	want := []string{"/gvisor-metric-server", "--root=/host" + render.RunscRoot, "--metric-server=" + runscconfig.MetricServerAddress,
 		"--listen=:" + strconv.Itoa(render.MetricServerPort)}
 	if !slices.Equal(c.Command, want) || c.Image != spec.Containers[0].Image {
 		t.Errorf("metric server command %v image %s, want %v in the installation image", c.Command, c.Image, want)

@@ -32,9 +32,11 @@ func TestSchemasAreStrict(t *testing.T) {
 	}{
 		{"unknown top-level key", r.installation, merge(valid(), map[string]any{"imageVectorOverwrite": "x"}), "additional properties 'imageVectorOverwrite' not allowed"},
 		{"misspelt key", r.runtimeClass, map[string]any{"nodeSelectors": map[string]any{"a": "b"}}, "additional properties 'nodeSelectors' not allowed"},
-		// Flags: the shape only. Their names and values are v1alpha1.ValidateFlags' (the allowlist), checked before.
-		{"flag value not a string", r.installation, merge(valid(), map[string]any{"configFlags": map[string]any{"net-raw": true}}), "/configFlags/net-raw"},
-		{"flags not an object", r.installation, merge(valid(), map[string]any{"configFlags": []any{"net-raw"}}), "/configFlags"},
+		// runsc.toml: the shape only. Its flags are v1alpha1.ValidateFlags' (the allowlist), checked before, and the
+		// installer's (runscconfig.Validate) on the node.
+		{"runscToml not a string", r.installation, merge(valid(), map[string]any{"runscToml": map[string]any{"net-raw": "true"}}), "/runscToml"},
+		{"runscToml without its table", r.installation, merge(valid(), map[string]any{"runscToml": "net-raw = \"true\"\n"}), "/runscToml"},
+		{"flags given to the chart", r.installation, merge(valid(), map[string]any{"configFlags": map[string]any{"net-raw": "true"}}), "additional properties 'configFlags' not allowed"},
 		{"binaryPath with ..", r.installation, merge(valid(), map[string]any{"binaryPath": "/var/../etc"}), "/binaryPath"},
 		{"pool name with a dot", r.installation, merge(valid(), map[string]any{"workerPool": "a.b"}), "/workerPool"},
 		{"empty image", r.installation, merge(valid(), map[string]any{"image": ""}), "/image"},

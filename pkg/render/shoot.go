@@ -74,8 +74,11 @@ type PoolObjects struct {
 	// delivery mode, where gardener-node-agent installs gVisor (the webhook edits the pool's OSC).
 	Installation *Manifests
 	// Config is the pool's providerConfig, decoded and validated once (nil when uninstalling: the removal does not
-	// read it). The OperatingSystemConfig webhook and the controller's warnings (testImageTag) read it from here.
+	// read it). The controller's warnings (testImageTag) read it from here.
 	Config *v1alpha1.GVisorConfiguration
+	// Node is what the pool's nodes get, in both delivery modes (nil when uninstalling): the OperatingSystemConfig
+	// webhook writes it into the pool's OSC, and Installation carries it in the DaemonSet mode.
+	Node *NodeConfig
 }
 
 // Manifests returns every object of s in one stable order: what gvisor-render prints.
@@ -134,16 +137,21 @@ func (r *Renderer) pool(s Settings, in ShootInput, gate bool, mode delivery.Mode
 		return PoolObjects{}, invalid(cr, err)
 	}
 	p := PoolObjects{ContainerRuntime: cr, Pool: values.WorkerPool, Config: cfg}
-	if mode == delivery.OperatingSystemConfig {
-		return p, nil
-	}
 	values.TargetVersion = in.KubernetesVersion
 	values.Architecture = in.Architectures[values.WorkerPool]
 	values.ReadinessGate, values.SkipSandboxProof, values.ReproveInterval = gate, s.SkipSandboxProof, s.ReproveInterval
 	if !in.Uninstall {
 		values.SandboxMetrics = v1alpha1.SandboxMetricsFor(cfg, s.SandboxMetrics)
 	}
-	if p.Installation, err = r.renderInstallation(values); err != nil {
+	if mode == delivery.OperatingSystemConfig {
+		if !in.Uninstall {
+			if p.Node, err = r.nodeConfig(values); err != nil {
+				return PoolObjects{}, fmt.Errorf("ContainerRuntime %s/%s (worker pool %q): %w", cr.Namespace, cr.Name, values.WorkerPool, err)
+			}
+		}
+		return p, nil
+	}
+	if p.Installation, p.Node, err = r.renderInstallation(values); err != nil {
 		what := "rendering the installation chart"
 		if in.Uninstall {
 			what += " in uninstall mode"

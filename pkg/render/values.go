@@ -59,9 +59,10 @@ type InstallationValues struct {
 	// BinaryPath is the host directory for runsc and the shim (ContainerRuntime spec.binaryPath); required,
 	// absolute and clean.
 	BinaryPath string `json:"binaryPath"`
-	// ConfigFlags are runsc flags, checked against the allowlist (v1alpha1.ValidateFlags). Their defaults
-	// (v1alpha1.WithDefaults) are filled in before rendering, without changing this map.
-	ConfigFlags map[string]string `json:"configFlags,omitempty"`
+	// ConfigFlags are runsc flags, checked against the allowlist (v1alpha1.ValidateFlags). The chart gets them as
+	// the pool's runsc.toml flags table (its runscToml value), which runscconfig.Flags and runscconfig.Table make of
+	// them with their defaults and the extension's own flags, without changing this map.
+	ConfigFlags map[string]string `json:"-"`
 	// Tolerations of the installation pods; nil means the chart default (tolerate everything).
 	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
 	// Image, if set, replaces the installation image from the image vector (full reference).
@@ -84,8 +85,8 @@ type InstallationValues struct {
 	// ReproveInterval renders the chart's reproveInterval (ValidateReproveInterval); zero keeps the chart's
 	// default (DefaultReproveInterval). An operator setting (Settings.ReproveInterval).
 	ReproveInterval time.Duration `json:"-"`
-	// SandboxMetrics renders runsc's metric-server flag (MetricServerAddress) into the pool's runsc.toml and the
-	// metric server container into its pods (install mode). Shoot sets it from Settings.SandboxMetrics and the
+	// SandboxMetrics renders runsc's metric-server flag (runscconfig.MetricServerAddress) into the pool's runsc.toml
+	// and the metric server container into its pods (install mode). Shoot sets it from Settings.SandboxMetrics and the
 	// pool's providerConfig.sandboxMetrics (v1alpha1.SandboxMetricsFor).
 	SandboxMetrics bool `json:"sandboxMetrics,omitempty"`
 }

@@ -17,6 +17,7 @@ import (
 
 	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
@@ -113,7 +114,7 @@ func assertRunsc(t testing.TB, c installertest.Containerd, tree map[string]any, 
 	}{
 		{append(slices.Clone(runsc), "runtime_type"), cc.RuntimeType},
 		{append(slices.Clone(runsc), "options", "TypeUrl"), cc.OptionsTypeURL},
-		{append(slices.Clone(runsc), "options", "ConfigPath"), cc.RunscConfigPath},
+		{append(slices.Clone(runsc), "options", "ConfigPath"), runscconfig.NodePath},
 	} {
 		if got := lookup(t, tree, want.path...); got != want.value {
 			t.Errorf("%s config dump %v = %v, want %q", c, want.path, got, want.value)

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
@@ -37,10 +37,10 @@ func TestRunscFlagChangeNextSandbox(t *testing.T) {
 		if !slices.ContainsFunc(res.Changed, func(c string) bool { return strings.HasPrefix(c, "write ") && strings.Contains(c, "/runsc.toml ") }) {
 			t.Errorf("the flag change did not write the current release's runsc.toml: %s", res.Summary())
 		}
-		resolved, err := hostfs.ResolveUnder(n.HostPath("/"), cc.RunscConfigPath)
+		resolved, err := hostfs.ResolveUnder(n.HostPath("/"), runscconfig.NodePath)
 		testutil.Must(t, err)
 		if got, err := os.ReadFile(resolved); err != nil || !strings.HasSuffix(string(got), netRaw) || !strings.Contains(string(got), "binary_name = ") {
-			t.Errorf("%s = %q (%v), want binary_name and %q", cc.RunscConfigPath, got, err, netRaw)
+			t.Errorf("%s = %q (%v), want binary_name and %q", runscconfig.NodePath, got, err, netRaw)
 		}
 		if n.Starts() != starts {
 			t.Errorf("containerd was (re)started %d times by the flag change", n.Starts()-starts)

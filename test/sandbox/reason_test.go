@@ -17,11 +17,11 @@ import (
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
-	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
@@ -115,9 +115,9 @@ func proveWith(t *testing.T, n *node, flags string) error {
 func proveWithin(t *testing.T, n *node, flags string, timeout time.Duration) error {
 	t.Helper()
 	// The handler's ConfigPath links to the current release's runsc.toml: write that one, as a flag change does.
-	file, err := hostfs.ResolveUnder(n.HostRoot(), cc.RunscConfigPath)
+	file, err := hostfs.ResolveUnder(n.HostRoot(), runscconfig.NodePath)
 	testutil.Must(t, err)
-	if err := os.WriteFile(file, releases.RunscTomlFor(n.BinDir(), currentRelease(t, n), []byte("[runsc_config]\n"+flags)), 0o644); err != nil {
+	if err := os.WriteFile(file, runscconfig.ForRelease(n.BinDir(), currentRelease(t, n), []byte("[runsc_config]\n"+flags)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
 )
@@ -83,7 +84,7 @@ func TestTakeoverFromOldExtension(t *testing.T) {
 				if broken && !strings.Contains(n.LogTail(200), facts.on1x) {
 					t.Errorf("%s should show why it serves no CRI on this state (%q):\n%s", c, facts.on1x, n.LogTail(30))
 				}
-				writeHost(t, n, cc.RunscConfigPath, []byte(oldRunscConfig))
+				writeHost(t, n, runscconfig.NodePath, []byte(oldRunscConfig))
 				writeHost(t, n, filepath.Join(n.BinDir(), "runsc"), installertest.StubELF(nativeMachine(), "old runsc"))
 				writeHost(t, n, filepath.Join(n.BinDir(), nodetest.ShimName), installertest.StubELF(nativeMachine(), "old shim"))
 

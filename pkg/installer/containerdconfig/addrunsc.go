@@ -5,6 +5,8 @@ package containerdconfig
 
 import (
 	"reflect"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
 
 // runscAddition is one registration of runsc in a document: the tree containerd must end up with and the tables
@@ -57,7 +59,7 @@ func (d *Document) newRunscAddition() *runscAddition {
 	a.runsc["runtime_type"] = RuntimeType
 	opts := ensureTable(a.runsc, "options")
 	opts["TypeUrl"] = OptionsTypeURL
-	opts["ConfigPath"] = RunscConfigPath
+	opts["ConfigPath"] = runscconfig.NodePath
 	a.runscPath = child(rtPath, RuntimeName)
 	return a
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
 
 // Mode says how an edit changed the file.
@@ -184,7 +185,7 @@ func DropIn(version int64) ([]byte, error) {
 	}
 	lines = append(lines, tableText(runscPath, map[string]any{
 		"runtime_type": RuntimeType,
-		"options":      map[string]any{"TypeUrl": OptionsTypeURL, "ConfigPath": RunscConfigPath},
+		"options":      map[string]any{"TypeUrl": OptionsTypeURL, "ConfigPath": runscconfig.NodePath},
 	})...)
 	return []byte(strings.Join(lines, "\n") + "\n"), nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
 
 // editCases says, per testdata config, how AddRunsc must change it. Files not listed here fail the test, so a new
@@ -199,7 +200,7 @@ func assertRunscOnce(t *testing.T, content []byte, pluginID string) {
 		t.Fatalf("no runsc under plugins.%q: %v\n%s", pluginID, err, content)
 	}
 	opts, _ := rt["options"].(map[string]any)
-	if rt["runtime_type"] != RuntimeType || opts["TypeUrl"] != OptionsTypeURL || opts["ConfigPath"] != RunscConfigPath {
+	if rt["runtime_type"] != RuntimeType || opts["TypeUrl"] != OptionsTypeURL || opts["ConfigPath"] != runscconfig.NodePath {
 		t.Errorf("runsc table = %v", rt)
 	}
 	if n := countHeaders(content, []string{"plugins", pluginID, "containerd", "runtimes", RuntimeName}); n > 1 {

@@ -3,7 +3,9 @@
 
 package containerdconfig
 
-import "fmt"
+import (
+	"fmt"
+)
 
 // Node paths and values of the runsc registration. They are node paths (the installer prefixes --host-root).
 const (
@@ -13,8 +15,6 @@ const (
 	RuntimeType = "io.containerd.runsc.v1"
 	// OptionsTypeURL tells containerd how to pass the options to the runsc shim.
 	OptionsTypeURL = "io.containerd.runsc.v1.options"
-	// RunscConfigPath is the runsc.toml the shim reads at every sandbox start.
-	RunscConfigPath = "/etc/containerd/runsc.toml"
 	// ConfigPath is containerd's main configuration file.
 	ConfigPath = "/etc/containerd/config.toml"
 	// DropInPath is our drop-in for configs that import conf.d/*.toml (version 3 and later only).

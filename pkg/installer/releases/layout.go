@@ -23,8 +23,6 @@ const (
 	CurrentLink = Dir + "/current"
 	// StateFile records proven and failed releases.
 	StateFile = Dir + "/state.json"
-	// RunscToml is the name of a release's runsc.toml.
-	RunscToml = "runsc.toml"
 	// LegacyPrefix starts the id of a release adopted from the flat layout of older installers (and of the old
 	// gVisor extension): runsc and the shim directly in the bin dir.
 	LegacyPrefix = "adopted-"

@@ -11,14 +11,13 @@ import (
 	"strings"
 
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
 
 const (
@@ -27,8 +26,6 @@ const (
 	// ProofTimerName is the timer that runs ProofUnitName again every re-proof interval (prooftimer.go); systemd
 	// pairs a timer with the service of the same name.
 	ProofTimerName = "gvisor-sandbox-proof.timer"
-	// RunscConfigPath is where the runsc.toml goes; the runsc runtime's options.ConfigPath names it.
-	RunscConfigPath = containerdconfig.RunscConfigPath
 	// InstallerBinary is the installer's file name in the binaryPath (it runs the sandbox proof).
 	InstallerBinary = "gvisor-installer"
 	// DropInPath is the DaemonSet installer's containerd drop-in (containerd 2.x registers runsc there). The OSC
@@ -42,8 +39,6 @@ const (
 
 	binaryPermissions = 0o755
 	configPermissions = 0o644
-	// runscTomlKey is the key of the runsc ConfigMap the DaemonSet mode renders.
-	runscTomlKey = "runsc.toml"
 )
 
 // imageFiles are the files taken from the installation image: file name in the binaryPath -> path in the image
@@ -68,7 +63,7 @@ func PluginPath() []string {
 var pluginValues = func() []byte {
 	raw, err := json.Marshal(map[string]any{
 		"runtime_type": containerdconfig.RuntimeType,
-		"options":      map[string]any{"TypeUrl": containerdconfig.OptionsTypeURL, "ConfigPath": containerdconfig.RunscConfigPath},
+		"options":      map[string]any{"TypeUrl": containerdconfig.OptionsTypeURL, "ConfigPath": runscconfig.NodePath},
 	})
 	if err != nil {
 		panic(fmt.Sprintf("encoding the runsc plugin values: %v", err))
@@ -88,13 +83,11 @@ type Additions struct {
 	Plugin extensionsv1alpha1.PluginConfig
 }
 
-// additions renders the pool's installation chart exactly as the DaemonSet mode does and takes from it the image
-// and the runsc.toml, so that both modes have one source of truth.
+// additions takes what the pool's nodes get from the renderer (render.NodeConfig, the same the DaemonSet mode's
+// installation chart carries: image, runsc.toml's flags table, sandbox metrics) and turns it into OSC files and
+// units.
 func (e *Ensurer) additions(pr *poolRuntime) (*Additions, error) {
-	// The DaemonSet mode's rendering of this pool (Renderer.Shoot, the path the controller takes), of which only the
-	// installer image and the runsc ConfigMap are used.
-	objs, err := e.renderer.Shoot(render.Settings{DeliveryMode: delivery.DaemonSet, SkipSandboxProof: e.opts.SkipSandboxProof,
-		SandboxMetrics: e.opts.SandboxMetrics}, render.ShootInput{
+	objs, err := e.renderer.Shoot(render.Settings{DeliveryMode: delivery.OperatingSystemConfig, SandboxMetrics: e.opts.SandboxMetrics}, render.ShootInput{
 		ContainerRuntimes: []*extensionsv1alpha1.ContainerRuntime{pr.cr},
 		KubernetesVersion: pr.kubernetesVersion,
 		Architectures:     map[string]string{pr.cr.Spec.WorkerPool.Name: pr.architecture},
@@ -102,22 +95,19 @@ func (e *Ensurer) additions(pr *poolRuntime) (*Additions, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the Shoot's %s: %w", pr.field, err)
 	}
-	if len(objs.Pools) != 1 || objs.Pools[0].Installation == nil {
-		return nil, fmt.Errorf("worker pool %q: the renderer returned no installation for the pool", pr.cr.Spec.WorkerPool.Name)
+	if len(objs.Pools) != 1 || objs.Pools[0].Node == nil {
+		return nil, fmt.Errorf("worker pool %q: the renderer returned nothing for the pool's nodes", pr.cr.Spec.WorkerPool.Name)
 	}
-	image, toml, err := imageAndConfig(objs.Pools[0].Installation)
-	if err != nil {
-		return nil, fmt.Errorf("worker pool %q: %w", pr.cr.Spec.WorkerPool.Name, err)
-	}
+	node := objs.Pools[0].Node
 
 	binDir := pr.cr.Spec.BinaryPath
-	files := []extensionsv1alpha1.File{inlineFile(RunscConfigPath, toml)}
+	files := []extensionsv1alpha1.File{inlineFile(runscconfig.NodePath, string(node.RunscConfig))}
 	for _, f := range imageFiles {
 		files = append(files, extensionsv1alpha1.File{
 			Path:        path.Join(binDir, f[0]),
 			Permissions: ptr.To[uint32](binaryPermissions),
 			Content: extensionsv1alpha1.FileContent{ImageRef: &extensionsv1alpha1.FileContentImageRef{
-				Image: image, FilePathInImage: f[1],
+				Image: node.Image, FilePathInImage: f[1],
 			}},
 		})
 	}
@@ -125,9 +115,8 @@ func (e *Ensurer) additions(pr *poolRuntime) (*Additions, error) {
 	// metric server, which the proof does not run).
 	proven := slices.Clone(files)
 	files = append(files, inlineFile(DropInPath, DropInClaim))
-	metrics := hasMetricServer(objs.Pools[0].Installation)
-	if metrics {
-		files = append(files, metricServerFile(binDir, image))
+	if node.SandboxMetrics {
+		files = append(files, metricServerFile(binDir, node.Image))
 	}
 	slices.SortFunc(files, func(a, b extensionsv1alpha1.File) int { return strings.Compare(a.Path, b.Path) })
 
@@ -142,7 +131,7 @@ func (e *Ensurer) additions(pr *poolRuntime) (*Additions, error) {
 	if !e.opts.SkipSandboxProof {
 		add.Units = []extensionsv1alpha1.Unit{proofUnit(binDir, proven), proofTimer(e.reproveInterval())}
 	}
-	if metrics {
+	if node.SandboxMetrics {
 		add.Units = append(add.Units, metricServerUnit(binDir))
 	}
 	return add, nil
@@ -156,28 +145,6 @@ func inlineFile(path, data string) extensionsv1alpha1.File {
 			Encoding: string(extensionsv1alpha1.PlainFileCodecID), Data: data,
 		}},
 	}
-}
-
-// imageAndConfig returns the installer container's image and the runsc ConfigMap's runsc.toml of a rendered
-// installation chart (install mode: one ConfigMap, one DaemonSet).
-func imageAndConfig(m *render.Manifests) (image, toml string, err error) {
-	var haveToml bool
-	for _, o := range m.Objects() {
-		switch x := o.(type) {
-		case *corev1.ConfigMap:
-			if v, ok := x.Data[runscTomlKey]; ok {
-				toml, haveToml = v, true
-			}
-		case *appsv1.DaemonSet:
-			if cs := x.Spec.Template.Spec.Containers; len(cs) > 0 {
-				image = cs[0].Image
-			}
-		}
-	}
-	if image == "" || !haveToml {
-		return "", "", fmt.Errorf("the installation chart rendered no installer image or no ConfigMap key %s: the chart and this webhook disagree", runscTomlKey)
-	}
-	return image, toml, nil
 }
 
 // proofUnit is the oneshot unit that starts one runsc sandbox over CRI once containerd runs with runsc registered
@@ -204,7 +171,7 @@ func proofUnit(binDir string, files []extensionsv1alpha1.File) extensionsv1alpha
 		"",
 		"[Service]",
 		"Type=oneshot",
-		"ExecStart=" + path.Join(binDir, InstallerBinary) + " prove --host-root=/ --bin-dir=" + binDir + " --runsc-config=" + RunscConfigPath,
+		"ExecStart=" + path.Join(binDir, InstallerBinary) + " prove --host-root=/ --bin-dir=" + binDir + " --runsc-config=" + runscconfig.NodePath,
 		"",
 		"[Install]",
 		"WantedBy=multi-user.target",

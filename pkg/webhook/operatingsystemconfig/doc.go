@@ -7,8 +7,8 @@
 // kubelet starts:
 //
 //   - the files runsc, containerd-shim-runsc-v1 and gvisor-installer as content.imageRef from the installation image
-//     into the pool's binaryPath (0755), and /etc/containerd/runsc.toml inline, byte-identical to the runsc
-//     ConfigMap the DaemonSet mode renders: both come from one render of the installation chart (render.Renderer);
+//     into the pool's binaryPath (0755), and /etc/containerd/runsc.toml inline: the image and the runsc.toml flags
+//     table the DaemonSet mode's installation chart carries, both from the renderer (render.PoolObjects.Node);
 //   - /etc/containerd/conf.d/gvisor-runsc.toml, a comment-only claim of the DaemonSet installer's drop-in
 //     (DropInPath), so that a switch from the DaemonSet mode leaves no second, unowned runsc registration;
 //   - the runsc runtime under spec.criConfig.containerd.plugins (pluginPath, op add);

@@ -17,6 +17,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
 
 // Options are the operator's settings that shape the additions, the same for every shoot.
@@ -71,7 +72,7 @@ type ownership struct {
 }
 
 func defaultOwnership() ownership {
-	o := ownership{files: []string{RunscConfigPath, DropInPath}, units: []string{ProofUnitName, ProofTimerName, MetricServerUnitName}}
+	o := ownership{files: []string{runscconfig.NodePath, DropInPath}, units: []string{ProofUnitName, ProofTimerName, MetricServerUnitName}}
 	for _, f := range imageFiles {
 		o.files = append(o.files, extensionsv1alpha1.ContainerDRuntimeContainersBinFolder+"/"+f[0])
 	}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	osc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig/osctest"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
@@ -143,7 +144,7 @@ func TestRunscTomlIsTheDaemonSets(t *testing.T) {
 	}
 	var inline *extensionsv1alpha1.FileContentInline
 	for _, f := range add.Files {
-		if f.Path == osc.RunscConfigPath {
+		if f.Path == runscconfig.NodePath {
 			inline = f.Content.Inline
 		}
 	}

@@ -5,16 +5,14 @@ package operatingsystemconfig
 
 import (
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
 
 const (
@@ -26,20 +24,6 @@ const (
 	// metricServerInImage is where the installation image carries it (pkg/images MetricServerPath).
 	metricServerInImage = "/" + MetricServerBinary
 )
-
-// hasMetricServer reports whether the rendered installation runs the metric server: the one source of the pool's
-// sandbox-metrics decision (render.Shoot applies the operator's default and the pool's providerConfig), whose
-// runsc.toml then carries runsc's metric-server flag too.
-func hasMetricServer(m *render.Manifests) bool {
-	for _, o := range m.Objects() {
-		if ds, ok := o.(*appsv1.DaemonSet); ok && slices.ContainsFunc(ds.Spec.Template.Spec.Containers, func(c corev1.Container) bool {
-			return c.Name == render.MetricServerContainer
-		}) {
-			return true
-		}
-	}
-	return false
-}
 
 // metricServerFile is the metric server binary from the pool's installation image.
 func metricServerFile(binDir, image string) extensionsv1alpha1.File {
@@ -68,7 +52,7 @@ func metricServerUnit(binDir string) extensionsv1alpha1.Unit {
 		"After=containerd.service",
 		"",
 		"[Service]",
-		"ExecStart=" + bin + " --root=" + render.RunscRoot + " --metric-server=" + render.MetricServerAddress +
+		"ExecStart=" + bin + " --root=" + render.RunscRoot + " --metric-server=" + runscconfig.MetricServerAddress +
 			" --listen=:" + strconv.Itoa(render.MetricServerPort),
 		"Restart=always",
 		"RestartSec=5",

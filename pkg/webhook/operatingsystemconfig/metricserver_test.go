@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	osc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig/osctest"
 )
@@ -38,11 +39,11 @@ func TestSandboxMetricsOSC(t *testing.T) {
 		t.Fatalf("sandbox metrics on: no unit %s", osc.MetricServerUnitName)
 	}
 	u := on.Spec.Units[j]
-	exec := "ExecStart=" + bin + " --root=" + render.RunscRoot + " --metric-server=" + render.MetricServerAddress + " --listen=:" + strconv.Itoa(render.MetricServerPort)
+	exec := "ExecStart=" + bin + " --root=" + render.RunscRoot + " --metric-server=" + runscconfig.MetricServerAddress + " --listen=:" + strconv.Itoa(render.MetricServerPort)
 	if u.Content == nil || !strings.Contains(*u.Content, exec+"\n") || !slices.Equal(u.FilePaths, []string{bin}) {
 		t.Errorf("unit %s: want %q and FilePaths [%s]:\n%v %v", u.Name, exec, bin, u.FilePaths, u.Content)
 	}
-	if toml := runscToml(t, on); !strings.Contains(toml, `metric-server = "`+render.MetricServerAddress+`"`) {
+	if toml := runscToml(t, on); !strings.Contains(toml, `metric-server = "`+runscconfig.MetricServerAddress+`"`) {
 		t.Errorf("sandbox metrics on: runsc.toml lacks the metric-server flag:\n%s", toml)
 	}
 	if toml := runscToml(t, off); strings.Contains(toml, "metric-server") {
@@ -51,10 +52,10 @@ func TestSandboxMetricsOSC(t *testing.T) {
 
 	// Everything else is the OSC without sandbox metrics.
 	stripped := on.DeepCopy()
-	stripped.Spec.Files = slices.DeleteFunc(stripped.Spec.Files, func(f extensionsv1alpha1.File) bool { return f.Path == bin || f.Path == osc.RunscConfigPath })
+	stripped.Spec.Files = slices.DeleteFunc(stripped.Spec.Files, func(f extensionsv1alpha1.File) bool { return f.Path == bin || f.Path == runscconfig.NodePath })
 	stripped.Spec.Units = slices.DeleteFunc(stripped.Spec.Units, func(u extensionsv1alpha1.Unit) bool { return u.Name == osc.MetricServerUnitName })
 	offStripped := off.DeepCopy()
-	offStripped.Spec.Files = slices.DeleteFunc(offStripped.Spec.Files, func(f extensionsv1alpha1.File) bool { return f.Path == osc.RunscConfigPath })
+	offStripped.Spec.Files = slices.DeleteFunc(offStripped.Spec.Files, func(f extensionsv1alpha1.File) bool { return f.Path == runscconfig.NodePath })
 	if d := cmp.Diff(offStripped, stripped); d != "" {
 		t.Errorf("sandbox metrics changed more than their file, unit and runsc.toml:\n%s", d)
 	}
@@ -74,10 +75,10 @@ func TestSandboxMetricsOSC(t *testing.T) {
 func runscToml(t *testing.T, o *extensionsv1alpha1.OperatingSystemConfig) string {
 	t.Helper()
 	for _, f := range o.Spec.Files {
-		if f.Path == osc.RunscConfigPath && f.Content.Inline != nil {
+		if f.Path == runscconfig.NodePath && f.Content.Inline != nil {
 			return f.Content.Inline.Data
 		}
 	}
-	t.Fatalf("no inline %s", osc.RunscConfigPath)
+	t.Fatalf("no inline %s", runscconfig.NodePath)
 	return ""
 }

@@ -1,0 +1,58 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
+package render
+
+import (
+	"fmt"
+
+	imagevectorutils "github.com/gardener/gardener/pkg/utils/imagevector"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
+)
+
+// NodeConfig is what the nodes of one worker pool get from the extension, whatever the delivery mode: the DaemonSet
+// mode's installation chart carries it to the installer, and the OperatingSystemConfig webhook writes it into the
+// pool's OSC for gardener-node-agent.
+type NodeConfig struct {
+	// Image is the installation image (the installer, the metric server and the gVisor release), resolved from the
+	// image vector for the shoot's Kubernetes version unless InstallationValues.Image names one.
+	Image string
+	// RunscConfig is the pool's runsc.toml flags table (runscconfig.Table of runscconfig.Flags): what the installer
+	// installs with the release's binary_name.
+	RunscConfig []byte
+	// SandboxMetrics is whether the pool's nodes run the metric server; RunscConfig then has runsc's metric-server
+	// flag.
+	SandboxMetrics bool
+}
+
+// nodeConfig is what install-mode values v give the pool's nodes. It is the one place the runsc flags get their
+// defaults (v1alpha1.WithDefaults, through runscconfig.Flags).
+func (r *Renderer) nodeConfig(v InstallationValues) (*NodeConfig, error) {
+	image, err := r.installationImage(v)
+	if err != nil {
+		return nil, err
+	}
+	return &NodeConfig{
+		Image:          image,
+		RunscConfig:    runscconfig.Table(runscconfig.Flags(v.ConfigFlags, runscconfig.Options{SandboxMetrics: v.SandboxMetrics})),
+		SandboxMetrics: v.SandboxMetrics,
+	}, nil
+}
+
+// installationImage is v.Image, or else the image vector's installation image for the shoot's Kubernetes version.
+func (r *Renderer) installationImage(v InstallationValues) (string, error) {
+	if v.Image != "" {
+		return v.Image, nil
+	}
+	var opts []imagevectorutils.FindOptionFunc
+	if v.TargetVersion != "" {
+		opts = append(opts, imagevectorutils.TargetVersion(v.TargetVersion))
+	}
+	img, err := r.images.FindImage(imagevector.ImageNameInstallation, opts...)
+	if err != nil {
+		return "", fmt.Errorf("finding image %q for target version %q: %w", imagevector.ImageNameInstallation, v.TargetVersion, err)
+	}
+	return img.String(), nil
+}
