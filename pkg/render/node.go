@@ -25,6 +25,9 @@ type NodeConfig struct {
 	// SandboxMetrics is whether the pool's nodes run the metric server; RunscConfig then has runsc's metric-server
 	// flag.
 	SandboxMetrics bool
+	// ReleaseSums is the checksum anchor of the gVisor release in Image: architecture -> SHA512SUMS text, for the
+	// pool's architecture only, or for every architecture when the pool's is unknown.
+	ReleaseSums map[string]string
 }
 
 // nodeConfig is what install-mode values v give the pool's nodes. It is the one place the runsc flags get their
@@ -34,10 +37,15 @@ func (r *Renderer) nodeConfig(v InstallationValues) (*NodeConfig, error) {
 	if err != nil {
 		return nil, err
 	}
+	sums, err := r.releaseSums(v.Architecture)
+	if err != nil {
+		return nil, err
+	}
 	return &NodeConfig{
 		Image:          image,
 		RunscConfig:    runscconfig.Table(runscconfig.Flags(v.ConfigFlags, runscconfig.Options{SandboxMetrics: v.SandboxMetrics})),
 		SandboxMetrics: v.SandboxMetrics,
+		ReleaseSums:    sums,
 	}, nil
 }
 

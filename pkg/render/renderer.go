@@ -84,14 +84,14 @@ func (r *Renderer) WithReleaseSums(sums imagevector.ReleaseSums) (*Renderer, err
 	return &c, nil
 }
 
-// releaseSums returns the chart's releaseSums value: arch -> SHA512SUMS text, for arch only, or for every
-// architecture when arch is empty.
-func (r *Renderer) releaseSums(arch string) (map[string]any, error) {
+// releaseSums returns the gVisor release's checksum anchor: arch -> SHA512SUMS text, for arch only, or for every
+// architecture when arch is empty. An architecture without sums is refused: no installation image is built for it.
+func (r *Renderer) releaseSums(arch string) (map[string]string, error) {
 	archs := r.sums.Archs()
 	if arch != "" {
 		archs = []string{arch}
 	}
-	out := map[string]any{}
+	out := map[string]string{}
 	for _, a := range archs {
 		text, ok := r.sums.SHA512SUMS(a)
 		if !ok {
@@ -159,9 +159,11 @@ func (r *Renderer) renderInstallation(v InstallationValues) (*Manifests, *NodeCo
 	}
 	if node != nil {
 		values["runscToml"] = string(node.RunscConfig)
-		if values["releaseSums"], err = r.releaseSums(v.Architecture); err != nil {
-			return nil, nil, err
+		sums := map[string]any{}
+		for arch, text := range node.ReleaseSums {
+			sums[arch] = text
 		}
+		values["releaseSums"] = sums
 	}
 	m, err := r.render(r.installation, values)
 	if err != nil {

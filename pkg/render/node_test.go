@@ -1,0 +1,81 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
+package render_test
+
+import (
+	"strings"
+	"testing"
+
+	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/apis/gvisor/v1alpha1"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
+)
+
+// TestNodeConfigIsTheSameInBothModes: what a pool's nodes get (image, runsc.toml's flags table, sandbox metrics,
+// release sums) does not depend on the delivery mode, and in the DaemonSet mode it is exactly what the installation
+// chart carries: the ConfigMap's runsc.toml and SHA512SUMS, the installer's image, the metric server container.
+func TestNodeConfigIsTheSameInBothModes(t *testing.T) {
+	r := newRenderer(t, "v0.1.0-dev", "")
+	in := func() render.ShootInput {
+		return render.ShootInput{ContainerRuntimes: []*extensionsv1alpha1.ContainerRuntime{
+			containerRuntime("gvisor", `{"configFlags":{"net-raw":"true","debug":"true"},"sandboxMetrics":{"enabled":true}}`),
+		}, KubernetesVersion: "1.33.4", Architectures: map[string]string{"gvisor": "arm64"}}
+	}
+	ds, err := r.Shoot(render.Settings{DeliveryMode: delivery.DaemonSet}, in())
+	if err != nil {
+		t.Fatal(err)
+	}
+	osc, err := r.Shoot(render.Settings{DeliveryMode: delivery.OperatingSystemConfig}, in())
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := ds.Pools[0].Node
+	if node == nil || osc.Pools[0].Node == nil || osc.Pools[0].Installation != nil {
+		t.Fatalf("Node: DaemonSet mode %v, OSC mode %v (installation %v)", node, osc.Pools[0].Node, osc.Pools[0].Installation)
+	}
+	if diff := cmp.Diff(node, osc.Pools[0].Node); diff != "" {
+		t.Errorf("the OSC mode's nodes get something else (-DaemonSet +OSC):\n%s", diff)
+	}
+	want := "[runsc_config]\n  debug = \"true\"\n  debug-log = \"" + v1alpha1.DefaultDebugLog + "\"\n  metric-server = \"" + runscconfig.MetricServerAddress + "\"\n  net-raw = \"true\"\n"
+	if string(node.RunscConfig) != want || !node.SandboxMetrics || len(node.ReleaseSums) != 1 || node.ReleaseSums["arm64"] == "" {
+		t.Errorf("Node = %+v, want runsc.toml %q, sandbox metrics and arm64's sums only", node, want)
+	}
+	var carried render.NodeConfig
+	for _, o := range ds.Pools[0].Installation.Objects() {
+		switch x := o.(type) {
+		case *corev1.ConfigMap:
+			carried.RunscConfig = []byte(x.Data[runscconfig.FileName])
+			carried.ReleaseSums = map[string]string{"arm64": x.Data["SHA512SUMS.arm64"]}
+		case *appsv1.DaemonSet:
+			carried.Image = x.Spec.Template.Spec.Containers[0].Image
+			for _, c := range x.Spec.Template.Spec.Containers {
+				carried.SandboxMetrics = carried.SandboxMetrics || c.Name == render.MetricServerContainer
+			}
+		}
+	}
+	if diff := cmp.Diff(*node, carried); diff != "" {
+		t.Errorf("the installation chart carries something else (-Node +chart):\n%s", diff)
+	}
+}
+
+// TestNodeConfigRefusesAnArchitectureWithoutRelease: in either mode a pool whose architecture has no gVisor release
+// sums (no installation image is built for it) is refused, naming the fix.
+func TestNodeConfigRefusesAnArchitectureWithoutRelease(t *testing.T) {
+	r := newRenderer(t, "v0.1.0-dev", "")
+	for _, mode := range []delivery.Mode{delivery.DaemonSet, delivery.OperatingSystemConfig} {
+		_, err := r.Shoot(render.Settings{DeliveryMode: mode}, render.ShootInput{
+			ContainerRuntimes: []*extensionsv1alpha1.ContainerRuntime{containerRuntime("gvisor", "")},
+			Architectures:     map[string]string{"gvisor": "s390x"},
+		})
+		if err == nil || !strings.Contains(err.Error(), `"s390x" has no gVisor release sums`) || !strings.Contains(err.Error(), "build the installation image for it") {
+			t.Errorf("%s mode: err = %v, want the architecture refused with the fix", mode, err)
+		}
+	}
+}
