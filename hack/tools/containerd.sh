@@ -34,7 +34,7 @@ install_debian() { # version
   mkdir -p "$dir"
   local b
   for b in containerd ctr containerd-shim-runc-v2; do
-    cp /usr/bin/$b "$dir/$b.tmp" && mv "$dir/$b.tmp" "$dir/$b"
+    cp /usr/bin/$b "$dir/$b.tmp.$$" && mv "$dir/$b.tmp.$$" "$dir/$b"
   done
   reports_version "$dir" "$ver" || { log "Debian's containerd is not $ver: $(/usr/bin/containerd --version)"; exit 1; }
   echo "$ver=$dir"

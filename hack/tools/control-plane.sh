@@ -23,15 +23,15 @@ build_k8s() { # name [the arguments that make it print its version, default --ve
   # Here-strings, not pipes: under pipefail `grep -q` closing the pipe early makes the check fail (SIGPIPE).
   if [ -x "$dir/$name" ] && grep -q "$K8S_VERSION" <<<"$("$dir/$name" "${version_args[@]}" 2>/dev/null)"; then return; fi
   log "building $name $K8S_VERSION (cold: several minutes on 2 cores)"
-  (cd "$REPO_ROOT/test/tools/control-plane" && CGO_ENABLED=0 go build -trimpath -ldflags "$k8s_ldflags" -o "$dir/$name.tmp" "./$name")
-  mv "$dir/$name.tmp" "$dir/$name"
+  (cd "$REPO_ROOT/test/tools/control-plane" && CGO_ENABLED=0 go build -trimpath -ldflags "$k8s_ldflags" -o "$dir/$name.tmp.$$" "./$name")
+  mv "$dir/$name.tmp.$$" "$dir/$name"
 }
 
 build_etcd() {
   if [ -x "$dir/etcd" ] && grep -q "etcd Version: ${ETCD_VERSION#v}" <<<"$("$dir/etcd" --version 2>/dev/null)"; then return; fi
   log "building etcd $ETCD_VERSION"
-  (cd "$REPO_ROOT/test/tools/etcd" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$dir/etcd.tmp" .)
-  mv "$dir/etcd.tmp" "$dir/etcd"
+  (cd "$REPO_ROOT/test/tools/etcd" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$dir/etcd.tmp.$$" .)
+  mv "$dir/etcd.tmp.$$" "$dir/etcd"
 }
 
 build_etcd

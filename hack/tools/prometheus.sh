@@ -24,7 +24,7 @@ cfgdir="$TOOLS_DIR/prometheus-config-$hash"
 if [ ! -x "$cfgdir/prometheus-config" ]; then
   log "building prometheus-config (prometheus-operator's config generator; cold: a few minutes on 2 cores)"
   mkdir -p "$cfgdir"
-  (cd "$src" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$cfgdir/prometheus-config.tmp" .)
-  mv "$cfgdir/prometheus-config.tmp" "$cfgdir/prometheus-config"
+  (cd "$src" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$cfgdir/prometheus-config.tmp.$$" .)
+  mv "$cfgdir/prometheus-config.tmp.$$" "$cfgdir/prometheus-config"
 fi
 echo "$dir/prometheus $cfgdir/prometheus-config"
