@@ -20,7 +20,7 @@
 // Readiness gate: see docs/readiness-gate.md and package nodelabel; readinessGate (readinessgate.go) decides where
 // it is rendered. Sandbox proof: on unless Settings.SkipSandboxProof. Uninstall (InstallationValues.Mode
 // ModeUninstall) renders the same DaemonSet running `gvisor-installer uninstall`; the controller's Delete rolls it
-// out (pkg/controller/containerruntime, uninstall.go).
+// out (pkg/controller/containerruntime, delete_uninstall.go).
 //
 // # From ContainerRuntime to runsc.toml
 //

@@ -36,7 +36,7 @@ import (
 //     per shoot, and the controller, its health checks and its watch read only its own. Every status update
 //     gardener-resource-manager makes to another component's ManagedResource would otherwise be a watch event this
 //     process decodes and caches. A ManagedResource of our name without the label is read live where it matters
-//     (deploy.go, managedResourceWrites; deletion reads a cache miss live, requeue.go).
+//     (deploy.go, managedResourceWrites; deletion reads a cache miss live, delete_requeue.go).
 func configureCache(opts *manager.Options) {
 	opts.Cache.DefaultTransform = cache.TransformStripManagedFields()
 	if opts.Cache.ByObject == nil {

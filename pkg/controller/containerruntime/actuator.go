@@ -16,6 +16,13 @@ import (
 )
 
 // Actuator implements Gardener's containerruntime.Actuator for gVisor (see the package doc).
+//
+// Process-local memory: uninstalls, uninstalled and removed let the later Delete passes of a pool skip a render or
+// a read that an earlier pass of this process already did. None of them decides anything the API server's state
+// would not decide the same way: a restarted process, or another replica after a leader change, starts with them
+// empty, reads again and comes to the same result (the uninstall's deadline counts from the ContainerRuntime's
+// deletion timestamp, not from this process's memory). Their entries are bounded by the deletions this process sees
+// and go when those are done.
 type Actuator struct {
 	client    client.Client
 	apiReader client.Reader
@@ -23,15 +30,14 @@ type Actuator struct {
 	recorder  events.EventRecorder
 	settings  Settings
 	shoots    *shootclient.Cache
-	// uninstalls remembers, per ContainerRuntime UID, the generation of the pool's ManagedResource this process
-	// deployed the uninstall at, so that the Delete passes while it rolls out do not render it again
-	// (uninstall.go: deployUninstall). Entries go once the uninstall is done or timed out.
+	// uninstalls: per ContainerRuntime UID, the generation of the pool's ManagedResource this process deployed the
+	// uninstall at; the passes while it rolls out do not render it again (delete_uninstall.go: deployUninstall).
 	uninstalls sync.Map
-	// uninstalled remembers the ContainerRuntimes (UID) whose uninstall this process saw done or timed out, so that
-	// the Delete passes after it (waiting for the removal) do not read the pool's ManagedResource again for it.
-	// Entries go when the Delete is done.
+	// uninstalled: the ContainerRuntimes (UID) whose uninstall this process saw done or timed out; the passes after
+	// it, waiting for the removal, do not read the pool's ManagedResource again.
 	uninstalled sync.Map
-	// removed remembers the ManagedResources this process deleted (removed.go).
+	// removed: the ManagedResources this process deleted; a cache miss then needs no live read
+	// (delete_removedmemory.go).
 	removed removedManagedResources
 }
 

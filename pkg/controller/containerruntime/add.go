@@ -41,8 +41,8 @@ type Config struct {
 
 // AddToManager adds the ContainerRuntime controller for type gvisor: the extension library's controller
 // (extensionscontainerruntimecontroller.Add, Gardener v1.149.3) built here with the same name, options, watch and
-// predicates, plus a watch on ManagedResources that wakes a waiting Delete (watch.go), and the library's reconciler
-// wrapped so that a Delete's waits write nothing when nothing changed (reconciler.go).
+// predicates, plus a watch on ManagedResources that wakes a waiting Delete (delete_watch.go), and the library's reconciler
+// wrapped so that a Delete's waits write nothing when nothing changed (delete_reconciler.go).
 //
 // Built here rather than through the library's Add because Add has no way to add a watch (AddArgs has none, and
 // the controller it builds is not returned); NewReconciler, the predicates and the mapper it uses are exported,

@@ -5,6 +5,7 @@ package containerruntime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/go-logr/logr"
@@ -23,16 +24,31 @@ import (
 // uninstalling installer needs it to remove its node's label.
 //
 // Delete never waits inside the call: while the uninstall rolls out or gardener-resource-manager removes the
-// ManagedResources' objects from the shoot, it returns a RequeueAfterError (requeue.go) and the worker moves on
+// ManagedResources' objects from the shoot, it returns a RequeueAfterError (delete_requeue.go) and the worker moves on
 // to the next ContainerRuntime, so that a batch of removals proceeds in parallel instead of one pool per worker.
+//
+// Delete is what the extension library's reconciler calls (a failed shoot, a Delete with gardenlet's operation
+// annotation): it writes the uninstall's health conditions itself. This package's reconciler calls
+// deleteDeferringStatus and writes them with lastError, in one patch.
 func (a *Actuator) Delete(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, cluster *extensionscontroller.Cluster) error {
+	before := cr.Status.Conditions
+	err := a.deleteDeferringStatus(ctx, log, cr, cluster)
+	if werr := a.writeConditions(ctx, cr, before); werr != nil {
+		return errors.Join(err, werr)
+	}
+	return err
+}
+
+// deleteDeferringStatus is Delete, except that what it reports in cr's status (the uninstall's health conditions) is
+// only set on cr, for the caller to write.
+func (a *Actuator) deleteDeferringStatus(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, cluster *extensionscontroller.Cluster) error {
 	if why := skipUninstall(cluster); why != "" {
 		log.Info("Not uninstalling gVisor from the pool's nodes", "reason", why)
 	} else if err := a.uninstall(ctx, log, cr, cluster); err != nil {
 		return err
 	}
 	// The pool's ManagedResource (with the readiness gate: its RBAC) is gone before the shoot-wide one (the admission
-	// policy that confines that RBAC) is deleted (gateorder.go). Whether the shoot-wide one goes is decided once the
+	// policy that confines that RBAC) is deleted (readinessgate_order.go). Whether the shoot-wide one goes is decided once the
 	// pool's is gone, so the passes waiting for it list nothing.
 	if err := a.deleteAndRequeue(ctx, cr, []string{InstallationManagedResourceName(cr.Spec.WorkerPool.Name)}); err != nil {
 		return err
@@ -56,7 +72,7 @@ func (a *Actuator) Delete(ctx context.Context, log logr.Logger, cr *extensionsv1
 }
 
 // shootWideRemoved: this process deleted the shoot-wide ManagedResource of namespace and the cache no longer has it
-// (removed.go), so a deleting pool need not list the namespace's ContainerRuntimes to decide about it. A pool
+// (delete_removedmemory.go), so a deleting pool need not list the namespace's ContainerRuntimes to decide about it. A pool
 // reconciled meanwhile deploys it again, which forgets the removal.
 func (a *Actuator) shootWideRemoved(ctx context.Context, namespace string) bool {
 	if !a.removed.has(namespace, ManagedResourceName) {

@@ -29,7 +29,7 @@ import (
 // The switch between the delivery modes (docs/delivery-modes.md, "Switching a landscape"). A pool has one
 // deliverer at a time; the controller hands over only when the next one owns the same paths (DaemonSet to OSC) or
 // the previous one has left every node (OSC to DaemonSet). It decides from the cluster each time; the one thing it
-// records is an observation for the webhook (removalrecord.go: every node applied the remove entry):
+// records is an observation for the webhook (deliveryswitch_removalrecord.go: every node applied the remove entry):
 //
 //   - OSC mode, the pool's installation ManagedResource still there: it stays, untouched, until the pool's OSC
 //     secret in the shoot (what node-agent downloads and new nodes boot with) delivers gVisor (oscstate.OSC.Carries);
@@ -96,7 +96,7 @@ func (a *Actuator) managedResourceExists(ctx context.Context, namespace, name st
 
 // waitOSCClean returns nil when no reconcile OSC of cr's pool in the seed carries an entry of ours, else a
 // RequeueAfterError naming them. A seed without the OSC resource (no Gardener OSCs at all) has none. When the only
-// carrying OSC carries just the remove entry, it records when every node applied it (removalrecord.go).
+// carrying OSC carries just the remove entry, it records when every node applied it (deliveryswitch_removalrecord.go).
 func (a *Actuator) waitOSCClean(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime) error {
 	list := &extensionsv1alpha1.OperatingSystemConfigList{}
 	if err := a.apiReader.List(ctx, list, client.InNamespace(cr.Namespace), client.MatchingLabels{v1beta1constants.LabelWorkerPool: cr.Spec.WorkerPool.Name}); err != nil {

@@ -30,7 +30,7 @@ func (a *Actuator) deployForShoot(ctx context.Context, namespace, name string, f
 // ManagedResource already had that content. The answer is what a live read right after would return, without
 // that read.
 func (a *Actuator) deployForShootWritten(ctx context.Context, namespace, name string, files map[string][]byte) (*resourcesv1alpha1.ManagedResource, error) {
-	a.removed.forget(namespace, name) // deployed again: a cache miss no longer means it is gone (removed.go)
+	a.removed.forget(namespace, name) // deployed again: a cache miss no longer means it is gone (delete_removedmemory.go)
 	c := &managedResourceWrites{Client: a.client, live: a.apiReader}
 	if err := retry.OnError(retry.DefaultBackoff, lostRace, func() error {
 		return managedresources.CreateForShoot(ctx, c, namespace, name, Origin, false, files)

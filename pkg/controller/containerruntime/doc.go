@@ -8,9 +8,17 @@
 //
 //   - Reconcile / Restore (reconcile.go): deploy what render.Renderer.Shoot decides for the pool (desired.go) into
 //     the shoot-wide ManagedResource "extension-runtime-gvisor" (RuntimeClass chart) and the pool's
-//     "extension-runtime-gvisor-installation-<pool>" (installation chart), in the order gateorder.go explains.
-//   - Delete (delete.go, uninstall.go): uninstall from the pool's nodes, then remove the ManagedResources.
+//     "extension-runtime-gvisor-installation-<pool>" (installation chart), in the order readinessgate_order.go explains.
+//   - Delete (delete.go, delete_uninstall.go): uninstall from the pool's nodes, then remove the ManagedResources.
 //   - ForceDelete (delete.go) and Migrate (migrate.go): release the ManagedResources (keepObjects) without waiting.
+//
+// Files, by job: reconcile.go, desired.go and deploy.go deploy; the removal path is delete*.go: delete.go (Delete,
+// ForceDelete), delete_uninstall.go (the uninstall rollout) and delete_uninstallconfirm.go (its confirmation from the
+// shoot), delete_conditions.go (the health conditions while it runs), delete_requeue.go and delete_watch.go (what
+// wakes a waiting Delete), delete_removedmemory.go, and delete_reconciler.go (the Delete's status writes);
+// deliveryswitch*.go hand a pool between the delivery modes; readinessgate_order.go and readinessgate_restore.go
+// guard the readiness gate's objects (their deploy order, and a migration that switches the gate off); migrate.go,
+// monitoring.go (the shoot's monitoring objects on the seed) and opmetrics.go (the operations counted).
 //
 // The ManagedResources keep the names the original extension used, so a seed switching to this one orphans
 // nothing, and are written with Gardener's managedresources helpers (deploy.go): immutable Secrets named after a

@@ -21,9 +21,9 @@ import (
 // they are gone. The shoot keeps its RuntimeClass and DaemonSets; the ManagedResources, whose deletion without
 // keepObjects got control plane migrations stuck in the field, no longer block the move. The shoot-wide one is
 // released by every pool's Migrate: the whole shoot moves, and the first one to get there wins. Before that it
-// records in status.state whether the readiness gate's objects are in the shoot (restoregate.go).
+// records in status.state whether the readiness gate's objects are in the shoot (readinessgate_restore.go).
 func (a *Actuator) Migrate(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, _ *extensionscontroller.Cluster) error {
-	// Whether the readiness gate's objects are in the shoot, for a new seed that runs the gate off (restoregate.go).
+	// Whether the readiness gate's objects are in the shoot, for a new seed that runs the gate off (readinessgate_restore.go).
 	if err := a.recordGateForRestore(ctx, cr); err != nil {
 		return err
 	}

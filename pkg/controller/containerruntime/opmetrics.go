@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
-	extensionscontainerruntimecontroller "github.com/gardener/gardener/extensions/pkg/controller/containerruntime"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controllermetrics"
@@ -20,18 +19,18 @@ import (
 // countingActuator counts every operation of the actuator it wraps by result
 // (controllermetrics.OperationsMetric).
 type countingActuator struct {
-	extensionscontainerruntimecontroller.Actuator
+	deferringActuator
 
 	ops *prometheus.CounterVec
 }
 
 // countOperations wraps actuator so that its operations are counted on controller-runtime's registry.
-func countOperations(actuator extensionscontainerruntimecontroller.Actuator) (extensionscontainerruntimecontroller.Actuator, error) {
+func countOperations(actuator deferringActuator) (deferringActuator, error) {
 	ops := controllermetrics.NewOperations()
 	if err := controllermetrics.Register(metrics.Registry, ops); err != nil {
 		return nil, err
 	}
-	return &countingActuator{Actuator: actuator, ops: ops}, nil
+	return &countingActuator{deferringActuator: actuator, ops: ops}, nil
 }
 
 func (c *countingActuator) count(op string, err error) error {
@@ -40,21 +39,25 @@ func (c *countingActuator) count(op string, err error) error {
 }
 
 func (c *countingActuator) Reconcile(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, cluster *extensionscontroller.Cluster) error {
-	return c.count("reconcile", c.Actuator.Reconcile(ctx, log, cr, cluster))
+	return c.count("reconcile", c.deferringActuator.Reconcile(ctx, log, cr, cluster))
 }
 
 func (c *countingActuator) Delete(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, cluster *extensionscontroller.Cluster) error {
-	return c.count("delete", c.Actuator.Delete(ctx, log, cr, cluster))
+	return c.count("delete", c.deferringActuator.Delete(ctx, log, cr, cluster))
+}
+
+func (c *countingActuator) deleteDeferringStatus(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, cluster *extensionscontroller.Cluster) error {
+	return c.count("delete", c.deferringActuator.deleteDeferringStatus(ctx, log, cr, cluster))
 }
 
 func (c *countingActuator) ForceDelete(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, cluster *extensionscontroller.Cluster) error {
-	return c.count("force-delete", c.Actuator.ForceDelete(ctx, log, cr, cluster))
+	return c.count("force-delete", c.deferringActuator.ForceDelete(ctx, log, cr, cluster))
 }
 
 func (c *countingActuator) Migrate(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, cluster *extensionscontroller.Cluster) error {
-	return c.count("migrate", c.Actuator.Migrate(ctx, log, cr, cluster))
+	return c.count("migrate", c.deferringActuator.Migrate(ctx, log, cr, cluster))
 }
 
 func (c *countingActuator) Restore(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, cluster *extensionscontroller.Cluster) error {
-	return c.count("restore", c.Actuator.Restore(ctx, log, cr, cluster))
+	return c.count("restore", c.deferringActuator.Restore(ctx, log, cr, cluster))
 }

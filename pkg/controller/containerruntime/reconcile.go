@@ -16,7 +16,7 @@ import (
 )
 
 // Reconcile renders both charts and creates or updates the shoot-wide and the pool's ManagedResources, in the order
-// the readiness gate needs (gateorder.go): with the gate on, the shoot-wide one (the admission policy) first and the
+// the readiness gate needs (readinessgate_order.go): with the gate on, the shoot-wide one (the admission policy) first and the
 // pool's (its RBAC) once the first is applied; otherwise the pool's first, and the shoot-wide one only once no pool's
 // readiness-gate RBAC is left in the shoot.
 func (a *Actuator) Reconcile(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, cluster *extensionscontroller.Cluster) error {
@@ -43,7 +43,7 @@ func (a *Actuator) Reconcile(ctx context.Context, log logr.Logger, cr *extension
 		return a.deployForShoot(ctx, cr.Namespace, ManagedResourceName, shoot.RuntimeClass.Files())
 	}
 	if shoot.ReadinessGate {
-		// The admission policy before the RBAC it guards (gateorder.go). The RuntimeClass appearing before the
+		// The admission policy before the RBAC it guards (readinessgate_order.go). The RuntimeClass appearing before the
 		// DaemonSet is harmless here: with the gate its node selector requires the label only installers set.
 		if err := deployShootWide(); err != nil {
 			return err
@@ -58,7 +58,7 @@ func (a *Actuator) Reconcile(ctx context.Context, log logr.Logger, cr *extension
 	if err := deployPool(); err != nil {
 		return err
 	}
-	// The shoot-wide ManagedResource drops the admission policy only once no pool's RBAC is left (gateorder.go).
+	// The shoot-wide ManagedResource drops the admission policy only once no pool's RBAC is left (readinessgate_order.go).
 	hasPolicy, err := a.shootWideHasPolicy(ctx, cr.Namespace)
 	if err != nil {
 		return err
@@ -81,7 +81,7 @@ func (a *Actuator) Reconcile(ctx context.Context, log logr.Logger, cr *extension
 // Restore re-creates the ManagedResources on the new seed; gardener-resource-manager adopts the RuntimeClass and
 // DaemonSets that Migrate left in the shoot. Everything is derived from the ContainerRuntime itself, except
 // whether the old seed's readiness gate objects are in the shoot (status.state): with the gate off here, they are
-// adopted first, to be removed in order (restoregate.go).
+// adopted first, to be removed in order (readinessgate_restore.go).
 func (a *Actuator) Restore(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, cluster *extensionscontroller.Cluster) error {
 	if err := a.adoptGateOnRestore(ctx, log, cr, cluster); err != nil {
 		return err

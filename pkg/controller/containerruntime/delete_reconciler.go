@@ -28,22 +28,33 @@ import (
 
 // reconciler is the extension library's ContainerRuntime reconciler (NewReconciler) for every operation but an
 // ordinary Delete, which it runs itself with the library's semantics (lastOperation Delete Processing, the
-// Actuator's Delete, lastOperation Succeeded, finalizer removed) and two differences: a Delete that waits (the
-// Actuator returns a RequeueAfterError) writes the status only when what it reports changed, in one patch, and
-// logs the wait without a stack trace; and Processing is written with the first pass's outcome, not before it. The library's delete writes lastOperation twice on every pass (Processing, then Error with
-// the cause) and logs the cause as an error; with a Delete woken by every event of its ManagedResources that
-// would be two status writes per event.
+// Actuator's Delete, lastOperation Succeeded, finalizer removed; TestDeleteMatchesTheLibrary holds the two equal and
+// fails when the library's changes) and two differences, because a Delete is woken by every event of its
+// ManagedResources and the library writes lastOperation twice on every pass (Processing, then Error with the cause)
+// and logs the cause as an error:
+//
+//   - a Delete that waits (the Actuator returns a RequeueAfterError) writes the status only when what it reports
+//     changed, in one patch with the uninstall's conditions (Actuator.deleteDeferringStatus), and logs the wait
+//     without a stack trace;
+//   - Processing is written with the first pass's outcome, not before it.
 //
 // ForceDelete, Migrate, Restore, a failed shoot, a migrated object and a Delete with gardenlet's operation
 // annotation go to the library unchanged.
 type reconciler struct {
 	library  reconcile.Reconciler
 	client   client.Client
-	actuator extensionscontainerruntimecontroller.Actuator
-	status   extensionscontroller.StatusUpdater
+	actuator deferringActuator
+	status   extensionscontroller.StatusUpdaterCustom
 }
 
-func newReconciler(mgr manager.Manager, actuator extensionscontainerruntimecontroller.Actuator) reconcile.Reconciler {
+// deferringActuator is the library's Actuator with a Delete that leaves writing the status to its caller
+// (Actuator.deleteDeferringStatus).
+type deferringActuator interface {
+	extensionscontainerruntimecontroller.Actuator
+	deleteDeferringStatus(ctx context.Context, log logr.Logger, cr *extensionsv1alpha1.ContainerRuntime, cluster *extensionscontroller.Cluster) error
+}
+
+func newReconciler(mgr manager.Manager, actuator deferringActuator) reconcile.Reconciler {
 	return &reconciler{
 		library:  extensionscontainerruntimecontroller.NewReconciler(mgr, actuator),
 		client:   mgr.GetClient(),
@@ -89,16 +100,16 @@ func (r *reconciler) delete(ctx context.Context, log logr.Logger, cr *extensions
 		log.Info(deleteDescription)
 		cr.Status.LastOperation = extensionscontroller.LastOperation(gardencorev1beta1.LastOperationTypeDelete, gardencorev1beta1.LastOperationStateProcessing, 1, deleteDescription)
 	}
-	err := r.actuator.Delete(withStatusWrittenByCaller(ctx), log, cr, cluster)
+	err := r.actuator.deleteDeferringStatus(ctx, log, cr, cluster)
 	var wait *reconcilerutils.RequeueAfterError
 	if errors.As(err, &wait) {
 		return reconcile.Result{RequeueAfter: wait.RequeueAfter}, r.reportWait(ctx, log, before, cr, wait)
 	}
 	if err != nil {
-		_ = r.status.Error(ctx, log, cr, err, gardencorev1beta1.LastOperationTypeDelete, deleteErrorDescription)
+		_ = r.status.ErrorCustom(ctx, log, cr, err, gardencorev1beta1.LastOperationTypeDelete, deleteErrorDescription, reported(before, cr))
 		return reconcile.Result{}, err
 	}
-	if err := r.status.Success(ctx, log, cr, gardencorev1beta1.LastOperationTypeDelete, "Successfully deleted ContainerRuntime"); err != nil {
+	if err := r.status.SuccessCustom(ctx, log, cr, gardencorev1beta1.LastOperationTypeDelete, "Successfully deleted ContainerRuntime", reported(before, cr)); err != nil {
 		return reconcile.Result{}, err
 	}
 	log.Info("Removing finalizer")
@@ -106,6 +117,18 @@ func (r *reconciler) delete(ctx context.Context, log logr.Logger, cr *extensions
 		return reconcile.Result{}, fmt.Errorf("failed to remove finalizer: %w", err)
 	}
 	return reconcile.Result{}, nil
+}
+
+// reported resets cr's status to before's, the status as read, so that the status updater's patch carries everything
+// this pass changed (the Processing lastOperation set in memory only among it), and returns the updater that puts
+// back what the Actuator reported meanwhile (the uninstall's conditions).
+func reported(before, cr *extensionsv1alpha1.ContainerRuntime) extensionscontroller.UpdaterFunc {
+	conditions := cr.Status.Conditions
+	cr.Status = *before.Status.DeepCopy()
+	return func(s extensionsv1alpha1.Status) error {
+		s.SetConditions(conditions)
+		return nil
+	}
 }
 
 // deleting: the status already says a Delete is under way (Processing, or Error with what it waits for).
@@ -137,17 +160,4 @@ func (r *reconciler) reportWait(ctx context.Context, log logr.Logger, before, cr
 		return fmt.Errorf("recording the wait in the status of ContainerRuntime %s/%s: %w", cr.Namespace, cr.Name, err)
 	}
 	return nil
-}
-
-// statusWrittenByCallerKey marks a context whose caller writes cr's status after the Actuator returns.
-type statusWrittenByCallerKey struct{}
-
-func withStatusWrittenByCaller(ctx context.Context) context.Context {
-	return context.WithValue(ctx, statusWrittenByCallerKey{}, true)
-}
-
-// statusWrittenByCaller: the Actuator only sets what it reports in cr's status; the caller writes it (reconciler).
-func statusWrittenByCaller(ctx context.Context) bool {
-	v, _ := ctx.Value(statusWrittenByCallerKey{}).(bool)
-	return v
 }

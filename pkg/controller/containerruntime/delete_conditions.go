@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -29,9 +30,9 @@ var healthConditionTypes = []gardencorev1beta1.ConditionType{gardencorev1beta1.S
 // reportUninstalling sets the health conditions to Progressing, saying that the pool is being uninstalled and how
 // far it got. Gardener's health-check library skips ContainerRuntimes that are being deleted, so without this the
 // conditions would keep claiming the installation's health (and go stale) during the removal. It writes only when
-// something changed, or the last write is older than uninstallConditionRefresh. Under this package's reconciler it
-// only sets them on cr, and the reconciler writes them together with lastError.
-func (a *Actuator) reportUninstalling(ctx context.Context, cr *extensionsv1alpha1.ContainerRuntime, detail string) error {
+// something changed, or the last write is older than uninstallConditionRefresh. It only sets them on cr: whoever
+// called the Delete writes them (deleteDeferringStatus).
+func (a *Actuator) reportUninstalling(cr *extensionsv1alpha1.ContainerRuntime, detail string) error {
 	message := fmt.Sprintf("gVisor is being removed from the nodes of worker pool %q (the ContainerRuntime is being deleted): %s", cr.Spec.WorkerPool.Name, detail)
 	conditions := cr.Status.Conditions
 	changed := false
@@ -52,16 +53,21 @@ func (a *Actuator) reportUninstalling(ctx context.Context, cr *extensionsv1alpha
 		conditions = v1beta1helper.MergeConditions(conditions, c)
 		changed = true
 	}
-	if !changed {
+	if changed {
+		cr.Status.Conditions = conditions
+	}
+	return nil
+}
+
+// writeConditions writes cr's conditions if they differ from before, the conditions cr had when the Delete began:
+// what Delete reports when the library's reconciler called it, which writes only lastOperation and lastError.
+func (a *Actuator) writeConditions(ctx context.Context, cr *extensionsv1alpha1.ContainerRuntime, before []gardencorev1beta1.Condition) error {
+	if apiequality.Semantic.DeepEqual(before, cr.Status.Conditions) {
 		return nil
 	}
-	if statusWrittenByCaller(ctx) {
-		cr.Status.Conditions = conditions // written with lastError, in one patch (reconciler.go)
-		return nil
-	}
-	patch := client.MergeFrom(cr.DeepCopy())
-	cr.Status.Conditions = conditions
-	if err := client.IgnoreNotFound(a.client.Status().Patch(ctx, cr, patch)); err != nil {
+	base := cr.DeepCopy()
+	base.Status.Conditions = before
+	if err := client.IgnoreNotFound(a.client.Status().Patch(ctx, cr, client.MergeFrom(base))); err != nil {
 		return fmt.Errorf("reporting the uninstall in the conditions of ContainerRuntime %s/%s: %w", cr.Namespace, cr.Name, err)
 	}
 	return nil

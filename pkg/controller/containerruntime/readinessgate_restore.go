@@ -31,7 +31,7 @@ import (
 // So Migrate records in status.state (which gardenlet carries to the new seed in the ShootState) that the gate's
 // objects are in the shoot, and Restore on a seed with the gate off first adopts them: it deploys the ManagedResources
 // with the gate-off content plus the gate's objects (the gate-off DaemonSet, so the pods roll once, as for any
-// switch of the gate), policy first (gateorder.go), and waits until gardener-resource-manager lists them. Only then
+// switch of the gate), policy first (readinessgate_order.go), and waits until gardener-resource-manager lists them. Only then
 // does it clear the record and reconcile with the gate off, whose ordering removes the RBAC before the policy.
 // While a pool's record is set, no pool's reconcile drops the policy (poolsWithGateBinding counts it).
 

@@ -31,7 +31,7 @@ const confirmRequeue = 2 * time.Second
 // Why not trust the conditions alone: gardener-resource-manager computes them from its cache of the shoot. Right
 // after it applied the uninstall, that cache can still hold the install DaemonSet, fully rolled out, and the
 // conditions then say "healthy, not progressing" for content that no node runs yet. Delete woken by that status
-// change (watch.go) would remove the pool with runsc still registered on its nodes. One live read per DaemonSet,
+// change (delete_watch.go) would remove the pool with runsc still registered on its nodes. One live read per DaemonSet,
 // once the conditions say done, closes that window.
 func (a *Actuator) confirmUninstalled(ctx context.Context, cr *extensionsv1alpha1.ContainerRuntime, mr *resourcesv1alpha1.ManagedResource) error {
 	var daemonSets []client.ObjectKey

@@ -21,9 +21,9 @@ import (
 )
 
 // safetyRequeue is how long a waiting Delete sleeps when no event wakes it. The events of its ManagedResources do
-// (watch.go): gardener-resource-manager reporting the uninstall's progress, the ManagedResource going away. The
+// (delete_watch.go): gardener-resource-manager reporting the uninstall's progress, the ManagedResource going away. The
 // requeue only covers an event lost (a watch restart) and a pool whose nodes report nothing, and it is at most
-// uninstallConditionRefresh, so that the uninstall conditions are refreshed in time (uninstallconditions.go).
+// uninstallConditionRefresh, so that the uninstall conditions are refreshed in time (delete_conditions.go).
 const safetyRequeue = uninstallConditionRefresh
 
 // requeueBefore is the requeue of a wait with a time-based step at deadline (the uninstall timeout, the bound of
@@ -41,7 +41,7 @@ const deadlineMargin = 100 * time.Millisecond
 
 // deleteAndRequeue deletes the named ManagedResources (and their Secrets) that are not being deleted yet and
 // returns nil once all are gone. Until then it returns a RequeueAfterError: cr is requeued without backoff
-// (reconciler.go shows the cause in lastError), and woken earlier by the ManagedResource's deletion (watch.go). A
+// (delete_reconciler.go shows the cause in lastError), and woken earlier by the ManagedResource's deletion (delete_watch.go). A
 // ManagedResource still there deleteWaitTimeout after its deletion began is reported with gardener-resource-manager's
 // reason in lastError (the requeue is set to that moment) and still waited for.
 func (a *Actuator) deleteAndRequeue(ctx context.Context, cr *extensionsv1alpha1.ContainerRuntime, names []string) error {
@@ -54,7 +54,7 @@ func (a *Actuator) deleteAndRequeue(ctx context.Context, cr *extensionsv1alpha1.
 		}
 		if (!exists && !a.removed.has(cr.Namespace, name)) || (exists && mr.DeletionTimestamp == nil) {
 			// Not found: its Secrets may still be there (a Delete interrupted between the two), DeleteForShoot
-			// removes them too, unless this process deleted them already (removed.go). Already deleting: nothing
+			// removes them too, unless this process deleted them already (delete_removedmemory.go). Already deleting: nothing
 			// to write again on every requeue.
 			if err := managedresources.DeleteForShoot(ctx, a.client, cr.Namespace, name); err != nil {
 				return fmt.Errorf("deleting ManagedResource %s/%s: %w", cr.Namespace, name, err)
@@ -67,7 +67,7 @@ func (a *Actuator) deleteAndRequeue(ctx context.Context, cr *extensionsv1alpha1.
 		if mr.DeletionTimestamp == nil && len(mr.Finalizers) == 0 {
 			// Just deleted: a ManagedResource without gardener-resource-manager's finalizer (never picked up) is
 			// gone at once, and needs no requeue round to find that out. One with the finalizer cannot be, and its
-			// removal wakes the Delete (watch.go).
+			// removal wakes the Delete (delete_watch.go).
 			if err := a.apiReader.Get(ctx, client.ObjectKey{Namespace: cr.Namespace, Name: name}, mr); apierrors.IsNotFound(err) {
 				continue
 			} else if err != nil {
@@ -101,7 +101,7 @@ func (a *Actuator) deleteAndRequeue(ctx context.Context, cr *extensionsv1alpha1.
 
 // readForDeletion reads ManagedResource name from the cache where that is enough to act on: it is there (it
 // exists, and deleting it, or waiting for its removal, which is an event of that cache that wakes the Delete, is
-// right whatever its cached state), or it is missing there after this process deleted it (removed.go: gone).
+// right whatever its cached state), or it is missing there after this process deleted it (delete_removedmemory.go: gone).
 // Otherwise from the API server, because the cache may not have seen it yet, and a ManagedResource missed there
 // would not be deleted.
 func (a *Actuator) readForDeletion(ctx context.Context, namespace, name string) (*resourcesv1alpha1.ManagedResource, bool, error) {

@@ -22,7 +22,7 @@ import (
 
 // A Delete waits for two things, both reported on a ManagedResource: gardener-resource-manager rolling the
 // uninstall out (its status) and removing the objects (the ManagedResource going away). The watch below wakes the
-// waiting ContainerRuntime on exactly those events, so Delete needs no short poll (requeue.go has only a long
+// waiting ContainerRuntime on exactly those events, so Delete needs no short poll (delete_requeue.go has only a long
 // safety requeue and the time-based steps).
 
 // runtimesWaitingFor maps a ManagedResource event to the ContainerRuntimes of its namespace whose Delete may wait

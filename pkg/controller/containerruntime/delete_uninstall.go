@@ -99,11 +99,11 @@ func (a *Actuator) uninstall(ctx context.Context, log logr.Logger, cr *extension
 	if notDone != nil {
 		cause := fmt.Errorf("removing gVisor from the nodes of worker pool %q: not done on every node yet (%w); waiting until %s, then the pool is removed anyway",
 			cr.Spec.WorkerPool.Name, notDone, deadline.UTC().Format(time.RFC3339))
-		if err := a.reportUninstalling(ctx, cr, cause.Error()); err != nil {
+		if err := a.reportUninstalling(cr, cause.Error()); err != nil {
 			return err
 		}
-		// gardener-resource-manager's status updates wake the Delete (watch.go); the requeue is for the deadline,
-		// or soon when only the shoot's confirmation is missing (uninstallconfirm.go).
+		// gardener-resource-manager's status updates wake the Delete (delete_watch.go); the requeue is for the deadline,
+		// or soon when only the shoot's confirmation is missing (delete_uninstallconfirm.go).
 		return &reconcilerutils.RequeueAfterError{Cause: cause, RequeueAfter: requeue}
 	}
 	a.uninstalls.Delete(cr.UID)

@@ -77,7 +77,7 @@ func (a *Actuator) shootWideHasPolicy(ctx context.Context, namespace string) (bo
 
 // poolsWithGateBinding lists the pools' installation ManagedResources in namespace that may still carry a
 // readiness-gate ClusterRoleBinding in the shoot: not applied for their current content, or listing one; and the
-// pools still to adopt an old seed's (restoregate.go).
+// pools still to adopt an old seed's (readinessgate_restore.go).
 func (a *Actuator) poolsWithGateBinding(ctx context.Context, namespace string) ([]string, error) {
 	list := &resourcesv1alpha1.ManagedResourceList{}
 	if err := a.apiReader.List(ctx, list, client.InNamespace(namespace)); err != nil {
@@ -99,7 +99,7 @@ func (a *Actuator) poolsWithGateBinding(ctx context.Context, namespace string) (
 			}
 		}
 	}
-	// And the pools restoring an old seed's gate objects, which no ManagedResource lists yet (restoregate.go).
+	// And the pools restoring an old seed's gate objects, which no ManagedResource lists yet (readinessgate_restore.go).
 	adopting, err := a.poolsAdoptingGate(ctx, namespace)
 	return append(out, adopting...), err
 }
