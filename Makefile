@@ -114,7 +114,7 @@ fuzz-installer:
 ## demo: the main job on an embedded default: a local control plane, our controller, example/ applied, results printed
 ## (MODE=osc: the OperatingSystemConfig delivery mode, the demo pool's OSC as the webhook mutates it)
 .PHONY: demo
-demo: build tools
+demo: build
 	@hack/demo.sh $(if $(MODE),--mode $(MODE))
 
 ## start: run the controller against the seed in ./dev/kubeconfig

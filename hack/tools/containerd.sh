@@ -9,6 +9,7 @@
 #   2.2.9   `go install` (config version 3 is its default).
 #   2.4.2   `go install` (config version 4 is its default).
 # Every release is cached in $TOOLS_DIR/containerd-<version>/ and skipped when the cached binary reports that version.
+# Arguments, if any, name the releases to install (e.g. `containerd.sh 2.4.2`, what `make demo` runs); none: all.
 source "$(dirname "$0")/lib.sh"
 
 # reports_version DIR VERSION: the cached containerd (and its companions) exist and report VERSION.
@@ -27,8 +28,8 @@ install_debian() { # version
     # policy-rc.d 101 keeps the package's maintainer scripts from starting a containerd service on this machine.
     local policy=/usr/sbin/policy-rc.d created_policy=""
     if [ ! -e "$policy" ]; then printf '#!/bin/sh\nexit 101\n' >"$policy"; chmod 0755 "$policy"; created_policy=1; fi
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends containerd >&2 || { [ -n "$created_policy" ] && rm -f "$policy"; exit 1; }
+    DEBIAN_FRONTEND=noninteractive quietly apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive quietly apt-get install -y -qq --no-install-recommends containerd >&2 || { [ -n "$created_policy" ] && rm -f "$policy"; exit 1; }
     [ -n "$created_policy" ] && rm -f "$policy"
   fi
   mkdir -p "$dir"
@@ -70,10 +71,22 @@ install_v2() { # version
   echo "$ver=$dir"
 }
 
-# Plain assignments, so that `set -e` stops at the first release that fails.
-v16=$(install_debian 1.6.20)
-v17=$(install_from_module_dir 1.7.35 github.com/containerd/containerd)
-v20=$(install_from_module_dir 2.0.14 github.com/containerd/containerd/v2 -mod=mod)
-v22=$(install_v2 2.2.9)
-v24=$(install_v2 2.4.2)
-echo "$v16 $v17 $v20 $v22 $v24"
+install() { # version
+  case "$1" in
+    1.6.20) install_debian 1.6.20 ;;
+    1.7.35) install_from_module_dir 1.7.35 github.com/containerd/containerd ;;
+    2.0.14) install_from_module_dir 2.0.14 github.com/containerd/containerd/v2 -mod=mod ;;
+    2.2.9 | 2.4.2) install_v2 "$1" ;;
+    *) log "containerd $1 is not one of the releases this project tests (1.6.20 1.7.35 2.0.14 2.2.9 2.4.2)"; exit 1 ;;
+  esac
+}
+
+# One plain assignment per release, so that `set -e` stops at the first release that fails.
+entries=()
+for ver in "${@:-1.6.20 1.7.35 2.0.14 2.2.9 2.4.2}"; do
+  for v in $ver; do
+    entry=$(install "$v")
+    entries+=("$entry")
+  done
+done
+echo "${entries[*]}"

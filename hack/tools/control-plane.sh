@@ -29,7 +29,7 @@ build_k8s() { # name [the arguments that make it print its version, default --ve
 
 build_etcd() {
   if [ -x "$dir/etcd" ] && grep -q "etcd Version: ${ETCD_VERSION#v}" <<<"$("$dir/etcd" --version 2>/dev/null)"; then return; fi
-  log "building etcd $ETCD_VERSION"
+  log "building etcd $ETCD_VERSION (cold: 2-3 minutes on 2 cores)"
   (cd "$REPO_ROOT/test/tools/etcd" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$dir/etcd.tmp.$$" .)
   mv "$dir/etcd.tmp.$$" "$dir/etcd"
 }

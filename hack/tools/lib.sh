@@ -8,3 +8,14 @@ TOOLS_DIR="${TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/runtime-gvisor}"
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 log() { printf '[tools] %s\n' "$*" >&2; }
 mkdir -p "$TOOLS_DIR"
+
+# quietly CMD...: runs CMD with its output kept aside and shown (on stderr) only when CMD fails, for commands that
+# print a line per step (apt's per-package lines).
+quietly() {
+  local out rc=0
+  out=$(mktemp)
+  "$@" >"$out" 2>&1 || rc=$?
+  [ "$rc" = 0 ] || cat "$out" >&2
+  rm -f "$out"
+  return "$rc"
+}

@@ -18,10 +18,10 @@ ok() {
 }
 
 if ! ok; then
-  log "installing Debian's busybox-static and containernetworking-plugins with apt"
+  log "installing Debian's busybox-static and containernetworking-plugins with apt (under a minute)"
   [ "$(id -u)" = 0 ] || { log "apt needs root: run as root or install the Debian packages busybox-static and containernetworking-plugins yourself"; exit 1; }
-  DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends busybox-static containernetworking-plugins >&2
+  DEBIAN_FRONTEND=noninteractive quietly apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive quietly apt-get install -y -qq --no-install-recommends busybox-static containernetworking-plugins >&2
 fi
 ok || { log "$busybox or $cni/{bridge,host-local,loopback} missing after installing busybox-static and containernetworking-plugins"; exit 1; }
 # The test image needs a static busybox: a dynamic one would not run without the host's libraries.
