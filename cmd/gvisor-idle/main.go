@@ -18,8 +18,7 @@
 // RUNTIME_GVISOR_CHECK_ARGS=1 (package argcheck's check mode) it only parses its command line (check).
 //
 // Every byte of this program is resident on every node of the pool, so it imports nothing but syscall (and
-// unsafe): package os alone costs about 0.3 MB RSS and os/signal needs it (measured: 2.0 MB with os/signal, 1.7 MB
-// without, at GOMAXPROCS=1). SIGTERM/SIGINT end it through a signal handler of its own (signal.go). Build it with
+// unsafe): package os costs resident memory on every node and os/signal needs it (BENCHMARKS.md). SIGTERM/SIGINT end it through a signal handler of its own (signal.go). Build it with
 // -ldflags "-s -w". linux/amd64 and linux/arm64 only (the handler is assembly).
 package main
 

@@ -10,9 +10,8 @@ import (
 // defaultGCPercent is the garbage collector's target for the controller binary: the heap may grow 50 % over what
 // is live between collections instead of Go's default 100 %. The controller's live heap is small (about 15 MB at
 // 150 pools, half of it API schemes) and what it allocates is short-lived (rendering, decoding), so the default
-// target mostly holds garbage: at 500 pools 50 cost the same CPU seconds as 100 (22.1) and about 2 MB less peak
-// RSS (BENCHMARKS.md, "Seed scale: 150 and 500 pools"; at 150 pools, before the seed-scale work of issue 21, it
-// was about 3 CPU seconds more for about 5 MB less).
+// target mostly holds garbage: at seed scale 50 costs no more CPU than 100 and a little less peak RSS (BENCHMARKS.md,
+// "Seed scale: 150 and 500 pools").
 const defaultGCPercent = 50
 
 // tuneGC sets defaultGCPercent unless the operator chose a target with GOGC (the Go runtime has applied it

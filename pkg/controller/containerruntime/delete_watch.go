@@ -86,8 +86,8 @@ func managedResourceChanged() predicate.Predicate {
 
 // skipOwnStatusWritesWhileDeleting drops the update events of a deleting ContainerRuntime that change only its
 // status. The library's predicates admit every update of a deleting object, so each status write of a Delete
-// (this controller is the only writer of the status while deleting) used to trigger one more Delete pass that
-// could find nothing new. Changes of metadata (annotations such as gardenlet's operation, finalizers) and of the
+// (this controller is the only writer of the status while deleting) would trigger one more Delete pass that could
+// find nothing new. Changes of metadata (annotations such as gardenlet's operation, finalizers) and of the
 // spec still pass.
 func skipOwnStatusWritesWhileDeleting() predicate.Predicate {
 	return predicate.Funcs{

@@ -19,10 +19,9 @@ import (
 )
 
 // Every 30 s the health-check library runs each ContainerRuntime's checks, each on its own goroutine. Two of
-// them (EveryNodeReady and BinDirClean) need the same reads of the pool in the shoot, and each used to build its
-// own shoot client, which reads the shoot access secret from the seed's API server twice (gardener-internal, then
-// gardener) and opens a new TLS connection to the shoot's API server. On a seed with 500 pools that was 4 Secret
-// GETs, 2 node LISTs and 2 handshakes per pool and period (BENCHMARKS.md, "Seed scale"). shootReads shares the
+// them (EveryNodeReady and BinDirClean) need the same reads of the pool in the shoot; a shoot client of their own
+// each would read the shoot access secret from the seed's API server twice (gardener-internal, then gardener) and
+// open a new TLS connection to the shoot's API server, per pool and period (BENCHMARKS.md, "Seed scale"). shootReads shares the
 // pool's reads between the checks of a round, and takes each shoot's client from the process's shootclient.Cache
 // (kept with its connections while the access secret is unchanged): one read of that secret per round.
 

@@ -33,9 +33,9 @@ func (r refusal) at(flagsPath *field.Path) *field.Error {
 // default overlay2 root:self, is refused here too, whatever the allowlist missed. flags are those runsc gets:
 // WithDefaults applied, each passed as --name=value as containerd-shim-runsc-v1 passes runsc.toml's entries.
 //
-// runsc/config links 9 small gVisor packages (pkg/log, pkg/refs, runsc/flag, nvconf, ...) and no sandbox code: as
-// measured, +0.2 MB in the admission binary, +0.5 MB in the controller, 0.05 ms of package init; so it is linked
-// in directly, not isolated. Each call builds runsc's whole flag set, about 100 µs (Checker caches per flag set).
+// runsc/config links a few small gVisor packages (pkg/log, pkg/refs, runsc/flag, nvconf, ...) and no sandbox code,
+// so it is linked in directly rather than isolated (its cost in binary size and package init: BENCHMARKS.md). Each
+// call builds runsc's whole flag set, which is why Checker caches the verdict per flag set.
 //
 // It returns a refusal per flag runsc cannot parse, else one for the whole set when runsc's validation refuses
 // it, else nil. What runsc only meets on a node (opening the debug log, /dev/kvm, the overlay's size in the
