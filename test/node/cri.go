@@ -28,6 +28,11 @@ type PodSpec struct {
 	Handler string
 	// HostNetwork runs the pod in the node's network namespace (no CNI).
 	HostNetwork bool
+	// Namespace is the pod's namespace; empty means gvisor-test.
+	Namespace string
+	// Labels are the pod's own labels, which the kubelet copies into its sandbox's beside its own (the pod's name,
+	// namespace and UID).
+	Labels map[string]string
 }
 
 // Pod is a started pod sandbox.
@@ -50,8 +55,18 @@ func (n *Node) RunPod(ctx context.Context, spec PodSpec) (*Pod, error) {
 	if err := os.MkdirAll(logDir, 0o755); err != nil { // the kubelet creates it
 		return nil, err
 	}
+	namespace, uid := spec.Namespace, randomHex(8)
+	if namespace == "" {
+		namespace = "gvisor-test"
+	}
+	labels := map[string]string{}
+	for k, v := range spec.Labels {
+		labels[k] = v
+	}
+	labels["io.kubernetes.pod.name"], labels["io.kubernetes.pod.namespace"], labels["io.kubernetes.pod.uid"] = name, namespace, uid
 	cfg := &runtimeapi.PodSandboxConfig{
-		Metadata:     &runtimeapi.PodSandboxMetadata{Name: name, Uid: randomHex(8), Namespace: "gvisor-test"},
+		Metadata:     &runtimeapi.PodSandboxMetadata{Name: name, Uid: uid, Namespace: namespace},
+		Labels:       labels,
 		Hostname:     name,
 		LogDirectory: logDir,
 		Linux: &runtimeapi.LinuxPodSandboxConfig{

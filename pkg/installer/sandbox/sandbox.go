@@ -45,8 +45,12 @@ const (
 	SandboxName = "gvisor-installer-proof"
 	// SandboxNamespace is the proof sandbox's CRI namespace.
 	SandboxNamespace = "kube-system"
-	// LabelKey marks every proof sandbox, so that a later run finds and removes those an interrupted run left.
+	// LabelKey marks every proof sandbox, so that a later run finds and removes those an interrupted run left. The
+	// kubelet copies a pod's labels into its sandbox's, so the label alone does not make a sandbox ours (ours).
 	LabelKey = "gvisor.runtime.extensions.gardener.cloud/sandbox-proof"
+	// kubeletPodUIDLabel is the label the kubelet gives every sandbox it creates (the pod's UID; a pod's own label
+	// of that name is overwritten), and a proof sandbox never has.
+	kubeletPodUIDLabel = "io.kubernetes.pod.uid"
 	// labelValue names the program that made it.
 	labelValue = "gvisor-installer"
 	// CreatorAnnotation says who made the sandbox and why (CRI.Creator).
@@ -261,14 +265,19 @@ func (c CRI) config(parent string) (*runtimeapi.PodSandboxConfig, error) {
 	}, nil
 }
 
-// removeAll stops and removes every sandbox carrying our label and returns how many there were.
+// removeAll stops and removes every proof sandbox (ours) and returns how many there were.
 func (c CRI) removeAll(ctx context.Context, rs runtimeapi.RuntimeServiceClient) (int, error) {
 	list, err := rs.ListPodSandbox(ctx, &runtimeapi.ListPodSandboxRequest{Filter: &runtimeapi.PodSandboxFilter{LabelSelector: map[string]string{LabelKey: labelValue}}})
 	if err != nil {
 		return 0, fmt.Errorf("CRI ListPodSandbox over %s: %w", c.Socket, err)
 	}
 	var errs []error
+	removed := 0
 	for _, s := range list.GetItems() {
+		if !ours(s) {
+			continue // a pod's sandbox carrying our label: the kubelet copied it from the pod, which is not ours to stop
+		}
+		removed++
 		if _, err := rs.StopPodSandbox(ctx, &runtimeapi.StopPodSandboxRequest{PodSandboxId: s.GetId()}); err != nil {
 			errs = append(errs, fmt.Errorf("stopping sandbox %s: %w", s.GetId(), err))
 			continue
@@ -277,7 +286,16 @@ func (c CRI) removeAll(ctx context.Context, rs runtimeapi.RuntimeServiceClient) 
 			errs = append(errs, fmt.Errorf("removing sandbox %s: %w", s.GetId(), err))
 		}
 	}
-	return len(list.GetItems()), errors.Join(errs...)
+	return removed, errors.Join(errs...)
+}
+
+// ours: s is a proof sandbox, as config makes them: our label and name in SandboxNamespace, and none of the labels
+// the kubelet gives every sandbox it creates. A tenant can label a pod like a proof sandbox, and name it like one in
+// a namespace of its own, but cannot keep the kubelet from labelling its sandbox with the pod's UID.
+func ours(s *runtimeapi.PodSandbox) bool {
+	_, kubelet := s.GetLabels()[kubeletPodUIDLabel]
+	return s.GetLabels()[LabelKey] == labelValue && !kubelet &&
+		s.GetMetadata().GetName() == SandboxName && s.GetMetadata().GetNamespace() == SandboxNamespace
 }
 
 // runtimeType reads runtimeType from containerd's verbose sandbox info (JSON under "info").
