@@ -286,6 +286,12 @@ func TestSchemaRejects(t *testing.T) {
 		{"log level", []string{"--set", "logLevel=verbose"}, []string{"/logLevel"}},
 		{"port out of range", []string{"--set", "metricsPort=70000"}, []string{"/metricsPort"}},
 		{"gardener not an object", []string{"--set", "gardener=x"}, []string{"/gardener", "want object"}},
+		// The OSC mode's webhook blocks every OSC write of the seed while no replica answers.
+		{"OSC mode with one replica", []string{"--set", "deliveryMode=operatingsystemconfig"}, []string{"/replicaCount", "needs replicaCount 2 or more"}},
+		{"OSC mode without a PodDisruptionBudget", []string{"--set", "deliveryMode=operatingsystemconfig", "--set", "replicaCount=3",
+			"--set", "podDisruptionBudget.enabled=false"}, []string{"/podDisruptionBudget/enabled", "needs podDisruptionBudget.enabled"}},
+		{"OSC mode draining two replicas at once", []string{"--set", "deliveryMode=operatingsystemconfig", "--set", "replicaCount=3",
+			"--set", "podDisruptionBudget.maxUnavailable=2"}, []string{"/podDisruptionBudget/maxUnavailable", "needs podDisruptionBudget.maxUnavailable 1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			templateRefused(t, []string{"template", releaseName, extensionChart, "--namespace", releaseNS}, tc.args, tc.want)
@@ -303,7 +309,7 @@ func TestSnapshot(t *testing.T) {
 		{"testdata/gardener-extension-runtime-gvisor.default.yaml", nil},
 		{"testdata/gardener-extension-runtime-gvisor.gardener.yaml", []string{"-f", "testdata/gardener-injected-values.yaml",
 			"--set", "imageVectorOverwrite=images: []", "--set", "vpa.enabled=true"}},
-		{"testdata/gardener-extension-runtime-gvisor.operatingsystemconfig.yaml", []string{"--set", "deliveryMode=operatingsystemconfig",
+		{"testdata/gardener-extension-runtime-gvisor.operatingsystemconfig.yaml", []string{"--set", "deliveryMode=operatingsystemconfig", "--set", "replicaCount=2",
 			"--set", "webhook.serverPort=9443", "--set", "webhook.servicePort=8443"}},
 	} {
 		t.Run(filepath.Base(tc.golden), func(t *testing.T) {

@@ -64,7 +64,7 @@ func TestDeploymentArgsMatchControllerFlags(t *testing.T) {
 	for value, want := range map[string]delivery.Mode{"": delivery.DaemonSet, "daemonset": delivery.DaemonSet, "operatingsystemconfig": delivery.OperatingSystemConfig} {
 		args := []string{"--set", "webhook.serverPort=9443", "--set", "webhook.servicePort=8443"}
 		if value != "" {
-			args = append(args, "--set", "deliveryMode="+value)
+			args = append(args, "--set", "deliveryMode="+value, "--set", "replicaCount=2")
 		}
 		_, c := decode(t, template(t, args...)).deployment(t)
 		o, fs := app.NewFlagSet()

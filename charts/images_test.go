@@ -52,7 +52,7 @@ func TestChartCommandsRunInTheirImages(t *testing.T) {
 		"gardener values": {"-f", "testdata/gardener-injected-values.yaml"},
 		"everything set": {"--set", "leaderElection.enabled=false", "--set", "controller.disableControllers={heartbeat}",
 			"--set", "controller.readinessGate=true", "--set", "controller.proveSandbox=false", "--set", "logLevel=debug",
-			"--set", "logFormat=text", "--set", "deliveryMode=operatingsystemconfig", "--set", "gardener.version=v1.149.3"},
+			"--set", "logFormat=text", "--set", "deliveryMode=operatingsystemconfig", "--set", "replicaCount=2", "--set", "gardener.version=v1.149.3"},
 	} {
 		_, c := decode(t, template(t, append(args, extension...)...)).deployment(t)
 		pods = append(pods, podUnderTest{"extension chart, " + name, corev1.PodSpec{Containers: []corev1.Container{c}}})
