@@ -107,6 +107,9 @@ func (r *Run) apply(ctx context.Context, p *Plan, res *Result, want verify.Expec
 	log := r.opts.Logger
 	j := &hostfs.Journal{} // a failing write undoes the earlier ones (temps.go)
 	for _, c := range p.Changes {
+		if err := r.unchangedSincePlan(c); err != nil {
+			return r.undo(j, res, err)
+		}
 		if err := r.writeUndoable(j, c); err != nil {
 			return r.undo(j, res, err)
 		}
@@ -168,17 +171,34 @@ func (r *Run) rollback(ctx context.Context, p *Plan, res *Result, cause error) e
 	if err := r.restorePrevious(ctx, p, res); err != nil {
 		return fmt.Errorf("%s; rollback: %w", cause.Error(), err)
 	}
+	if !res.RolledBack {
+		return fmt.Errorf("containerd did not come back healthy with the new configuration; another writer changed it meanwhile, and containerd runs on what that writer left: %w", cause)
+	}
 	return fmt.Errorf("containerd did not come back healthy with the new configuration, the previous one is restored and containerd runs on it: %w", cause)
 }
 
-// restorePrevious writes containerd's configuration files of the plan (and the release switch) back as they were before it, restarts
-// containerd and verifies that it serves CRI again.
+// restorePrevious writes containerd's configuration files of the plan (and the release switch) back as they were
+// before it, restarts containerd and verifies that it serves CRI again. A file another writer changed after this
+// run keeps that writer's content: a rollback never overwrites newer bytes.
 func (r *Run) restorePrevious(ctx context.Context, p *Plan, res *Result) error {
 	var errs []error
+	var kept []string // files another writer changed after this run: their content stays
 	for i := len(p.Changes) - 1; i >= 0; i-- {
 		c := p.Changes[i]
 		if !c.Containerd && !c.Switch {
 			continue
+		}
+		if c.Containerd {
+			ours, err := r.stillOurs(c)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if !ours {
+				r.opts.Logger.Warn("not restored: another writer changed it after this run, its content stays", "step", "rollback", "file", c.NodePath)
+				kept = append(kept, c.NodePath)
+				continue
+			}
 		}
 		restore := Change{NodePath: c.NodePath, Data: c.Previous, Perm: c.Perm, Link: c.PreviousLink}
 		if err := r.write(restore); err != nil {
@@ -187,7 +207,7 @@ func (r *Run) restorePrevious(ctx context.Context, p *Plan, res *Result) error {
 		}
 		r.opts.Logger.Info("restored", "step", "rollback", "file", c.NodePath)
 	}
-	res.RolledBack = len(errs) == 0
+	res.RolledBack = len(errs) == 0 && len(kept) == 0
 	if err := r.restartAndVerify(ctx, res, verify.Up); err != nil {
 		errs = append(errs, fmt.Errorf("containerd is not healthy after the rollback either: %w", err))
 	}

@@ -20,7 +20,11 @@
 // Result.Foreign in the summary) other runtime-named files there (binaries.Foreign), never touching them. Then it applies
 // the plan with atomic writes, restarts containerd only when containerd's own configuration changed, verifies over
 // CRI that runsc is in effect, and restores the previous configuration (restarting again) when containerd does not
-// come back healthy within a bounded time. A second run with the same input changes nothing and restarts nothing.
+// come back healthy within a bounded time. containerd's configuration has other writers (gardener-node-agent rewrites
+// config.toml at every OperatingSystemConfig reconcile): a file that no longer holds what the plan read is not
+// written; the run undoes its writes and plans again (stale.go), and a rollback leaves a config.toml that another
+// writer changed after the run as that writer left it. A second run with the same input changes nothing and
+// restarts nothing.
 //
 // With Options.Prover (--prove-sandbox, on in the chart) Install then starts a real gVisor sandbox through the CRI
 // (package sandbox), on every run, also when nothing changed, and succeeds only if it starts; if it does not,

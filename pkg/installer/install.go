@@ -34,15 +34,14 @@ func (r *Run) install(ctx context.Context) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	p, err := r.planInstall()
+	p, err := r.planAndApply(r.planInstall, func(p *Plan) error {
+		res.Foreign, res.GVisor, res.RunscSum = p.Foreign, p.GVisor, p.RunscSum
+		if err := r.refuseRemembered(p, &res); err != nil {
+			return err
+		}
+		return r.apply(ctx, p, &res, verify.Runsc)
+	})
 	if err != nil {
-		return res, err
-	}
-	res.Foreign, res.GVisor, res.RunscSum = p.Foreign, p.GVisor, p.RunscSum
-	if err := r.refuseRemembered(p, &res); err != nil {
-		return res, err
-	}
-	if err := r.apply(ctx, p, &res, verify.Runsc); err != nil {
 		return res, err
 	}
 	if !answered {
