@@ -5,11 +5,13 @@ package admission
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"reflect"
 	"slices"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/apis/gvisor/v1alpha1"
 )
 
 // gvisorPart is what of a worker this admission judges: the CRI name and the providerConfigs of its gvisor
@@ -23,7 +25,8 @@ type gvisorPart struct {
 
 // partOf returns the worker's gvisorPart, or false when the worker has no gvisor container runtime.
 // providerConfigs are compared as parsed JSON (key order and spacing do not count as a change); one that does
-// not parse is compared byte for byte.
+// not parse, or is larger than v1alpha1.MaxProviderConfigBytes, is compared by its SHA-256: the comparison costs
+// at most the limit's parse whatever the request's size (v1alpha1.Parse refuses an oversized one anyway).
 func partOf(w *gardencorev1beta1.Worker) (gvisorPart, bool) {
 	if w.CRI == nil {
 		return gvisorPart{}, false
@@ -40,12 +43,13 @@ func partOf(w *gardencorev1beta1.Worker) (gvisorPart, bool) {
 			raw = bytes.TrimSpace(cr.ProviderConfig.Raw)
 		}
 		var parsed any
-		if len(raw) == 0 {
+		switch {
+		case len(raw) == 0:
 			p.configs = append(p.configs, nil)
-		} else if err := json.Unmarshal(raw, &parsed); err == nil {
+		case len(raw) <= v1alpha1.MaxProviderConfigBytes && json.Unmarshal(raw, &parsed) == nil:
 			p.configs = append(p.configs, parsed)
-		} else {
-			p.configs = append(p.configs, string(raw))
+		default:
+			p.configs = append(p.configs, sha256.Sum256(raw))
 		}
 	}
 	return p, found
