@@ -19,3 +19,5 @@ log "GVISOR_TEST_NODE=$GVISOR_TEST_NODE"
 
 "$REPO_ROOT/hack/lint.sh"
 go test -count=1 -timeout 40m ./...
+# cmd/gvisor-metric-server is its own module (gVisor's dependency versions): its tests run on their own.
+(cd cmd/gvisor-metric-server && go test -count=1 -timeout 5m ./...)

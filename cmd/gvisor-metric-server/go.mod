@@ -2,7 +2,10 @@ module github.com/runtime-gvisor/gardener-extension-runtime-gvisor/cmd/gvisor-me
 
 go 1.26.5
 
-require gvisor.dev/gvisor v0.0.0-20260905035102-160fafc42237
+require (
+	golang.org/x/net v0.52.0
+	gvisor.dev/gvisor v0.0.0-20260905035102-160fafc42237
+)
 
 require (
 	github.com/cenkalti/backoff v2.2.1+incompatible // indirect

@@ -28,6 +28,7 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/net/netutil"
 	gvisorlog "gvisor.dev/gvisor/pkg/log"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/cmd/gvisor-metric-server/server"
@@ -102,7 +103,8 @@ func run(args []string) error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", srv)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, WriteTimeout: writeTimeout, IdleTimeout: idleTimeout}
+	l = netutil.LimitListener(l, maxConnections)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	go func() {
@@ -117,6 +119,16 @@ func run(args []string) error {
 	}
 	return nil
 }
+
+// Limits of the HTTP server: a client that connects and stalls, or many of them, must not hold the node's metric
+// server. A scrape answers within server.ScrapeBudget, so writeTimeout leaves it room; the shoot's Prometheus keeps
+// one connection per target, so maxConnections leaves room for it, a second Prometheus and an operator's curl.
+const (
+	readHeaderTimeout = 10 * time.Second
+	writeTimeout      = server.ScrapeBudget + 5*time.Second
+	idleTimeout       = 2 * time.Minute
+	maxConnections    = 16
+)
 
 // listenOn listens on a TCP address or, for an absolute path, a Unix socket (a stale socket file of an earlier
 // run is replaced).

@@ -20,4 +20,10 @@
 // On top of the sandbox's metrics the server adds what cAdvisor and the kubelet cannot see inside a sandbox
 // (metrics.go): the sandbox's memory as the sentry accounts it and each container's CPU time, labelled with the
 // sandbox, pod and namespace.
+//
+// No sandbox can spoil the node's scrape (server.go): the sandboxes are asked in parallel, each within its own
+// timeout and all within ScrapeBudget (below Prometheus' scrape timeout); a scrape whose request is gone asks none;
+// a sandbox still answering an earlier scrape counts broken instead of being asked again. Nothing a sandbox says
+// reaches the output unchecked (sandbox.go, labels.go): CPU only for containers runsc's state on the node knows, at
+// most maxContainers per sandbox, and no label value gVisor's encoder would write wrongly.
 package server

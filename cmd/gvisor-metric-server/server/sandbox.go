@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -14,9 +16,9 @@ import (
 
 	"gvisor.dev/gvisor/pkg/prometheus"
 	"gvisor.dev/gvisor/pkg/sentry/control"
+	"gvisor.dev/gvisor/runsc/boot"
 	"gvisor.dev/gvisor/runsc/container"
 	"gvisor.dev/gvisor/runsc/metricserver/containermetrics"
-	"gvisor.dev/gvisor/runsc/sandbox"
 )
 
 type memoryUsage = control.MemoryUsage
@@ -31,17 +33,29 @@ const (
 	annotationContainerType = "io.kubernetes.cri.container-type"
 )
 
+// sandboxCalls are the control calls a scrape makes to a sandbox (*sandbox.Sandbox has them): the seam through which
+// tests stand in hung, slow, lying and vanishing sandboxes.
+type sandboxCalls interface {
+	ExportMetrics(opts control.MetricsExportOpts) (*prometheus.Snapshot, error)
+	Usage(full bool) (control.MemoryUsage, error)
+	Event(cid string) (*boot.EventOut, error)
+}
+
 // served is one sandbox the server exports. The verifier keeps state across scrapes (counters may only grow), so
 // a served sandbox lives as long as the sandbox does.
 type served struct {
-	root       string
-	sandbox    *sandbox.Sandbox
+	id         string
+	pid        func() int
+	calls      sandboxCalls
 	labels     map[string]string
 	created    time.Time
 	metadata   map[string]string // sandboxMetadata's labels
-	containers map[string]string // container ID -> container name ("POD" for the pause container)
-	verifier   *prometheus.Verifier
-	cleanup    func()
+	containers map[string]string // container ID -> container name ("POD" for the pause container), from runsc's state
+	// reloadNames reads the containers' names from runsc's state again (names); nil or an error keeps the old ones.
+	reloadNames func() (map[string]string, error)
+	// verify checks the sandbox's own metrics against the registration it declared at creation.
+	verify  func(*prometheus.Snapshot) error
+	cleanup func()
 	// busy is set while a query runs: a query that outlived its scrape's timeout (a hung sandbox) still owns the
 	// verifier, so the next scrape reports the sandbox broken instead of querying it a second time.
 	busy atomic.Bool
@@ -70,6 +84,12 @@ func load(root, address, id string) (*served, error) {
 	if err != nil {
 		return nil, fmt.Errorf("labels of sandbox %s: %w", id, err)
 	}
+	if err := checkLabels(labels); err != nil {
+		return nil, fmt.Errorf("sandbox %s: %w", id, err)
+	}
+	if err := checkLabels(metadata(rootCont.Sandbox.MetricMetadata)); err != nil {
+		return nil, fmt.Errorf("sandbox %s's recorded metadata: %w", id, err)
+	}
 	reg, err := rootCont.Sandbox.GetRegisteredMetrics()
 	if err != nil {
 		return nil, fmt.Errorf("metric registration of sandbox %s: %w", id, err)
@@ -78,7 +98,13 @@ func load(root, address, id string) (*served, error) {
 	if err != nil {
 		return nil, fmt.Errorf("verifier for sandbox %s: %w", id, err)
 	}
-	return &served{root: root, sandbox: rootCont.Sandbox, labels: labels, created: rootCont.CreatedAt, metadata: metadata(rootCont.Sandbox.MetricMetadata), containers: names(conts), verifier: v, cleanup: cleanup}, nil
+	sb := rootCont.Sandbox
+	reload := func() (map[string]string, error) {
+		conts, err := container.LoadSandbox(root, id, container.LoadOpts{TryLock: container.TryAcquire})
+		return names(conts), err
+	}
+	return &served{id: id, pid: func() int { return sb.Pid.Load() }, calls: sb, labels: labels, created: rootCont.CreatedAt,
+		metadata: metadata(sb.MetricMetadata), containers: names(conts), reloadNames: reload, verify: v.Verify, cleanup: cleanup}, nil
 }
 
 // names maps the containers' IDs to their Kubernetes names.
@@ -93,8 +119,11 @@ func names(conts []*container.Container) map[string]string {
 // refreshNames reloads the container names: a pod's app containers join its sandbox after the pause container,
 // usually after the server first loaded the sandbox. Best-effort: a locked state file keeps the old names.
 func (s *served) refreshNames() {
-	if conts, err := container.LoadSandbox(s.root, s.sandbox.ID, container.LoadOpts{TryLock: container.TryAcquire}); err == nil {
-		s.containers = names(conts)
+	if s.reloadNames == nil {
+		return
+	}
+	if m, err := s.reloadNames(); err == nil {
+		s.containers = m
 	}
 }
 
@@ -120,8 +149,11 @@ func (s *served) export(ctx context.Context) (*prometheus.Snapshot, *prometheus.
 		own, ours *prometheus.Snapshot
 		err       error
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("sandbox %s not asked: %w", s.id, err) // the scrape is over: no query, no busy mark
+	}
 	if !s.busy.CompareAndSwap(false, true) {
-		return nil, nil, fmt.Errorf("sandbox %s has not answered an earlier scrape yet", s.sandbox.ID)
+		return nil, nil, fmt.Errorf("sandbox %s has not answered an earlier scrape yet", s.id)
 	}
 	ch := make(chan result, 1)
 	go func() {
@@ -131,29 +163,34 @@ func (s *served) export(ctx context.Context) (*prometheus.Snapshot, *prometheus.
 	}()
 	select {
 	case <-ctx.Done():
-		return nil, nil, fmt.Errorf("sandbox %s did not answer: %w", s.sandbox.ID, ctx.Err())
+		return nil, nil, fmt.Errorf("sandbox %s did not answer: %w", s.id, ctx.Err())
 	case r := <-ch:
 		return r.own, r.ours, r.err
 	}
 }
 
 // query makes the control calls: the sandbox's own metrics (verified), its memory accounting (without the full
-// page scan, which is what runsc events does too) and the containers' CPU time.
+// page scan, which is what runsc events does too) and the containers' CPU time. What the sandbox answers is not
+// trusted (a compromised sentry is what gVisor guards against): CPU is reported only for containers runsc's state on
+// the node knows, at most maxContainers of them, labelled with names from that state.
 func (s *served) query() (*prometheus.Snapshot, *prometheus.Snapshot, error) {
-	own, err := s.sandbox.ExportMetrics(control.MetricsExportOpts{})
+	own, err := s.calls.ExportMetrics(control.MetricsExportOpts{})
 	if err != nil {
-		return nil, nil, fmt.Errorf("exporting the metrics of sandbox %s: %w", s.sandbox.ID, err)
+		return nil, nil, fmt.Errorf("exporting the metrics of sandbox %s: %w", s.id, err)
 	}
-	if err := s.verifier.Verify(own); err != nil {
-		return nil, nil, fmt.Errorf("verifying the metrics of sandbox %s: %w", s.sandbox.ID, err)
+	if err := s.verify(own); err != nil {
+		return nil, nil, fmt.Errorf("verifying the metrics of sandbox %s: %w", s.id, err)
 	}
-	mem, err := s.sandbox.Usage(false)
+	mem, err := s.calls.Usage(false)
 	if err != nil {
-		return nil, nil, fmt.Errorf("memory usage of sandbox %s: %w", s.sandbox.ID, err)
+		return nil, nil, fmt.Errorf("memory usage of sandbox %s: %w", s.id, err)
 	}
-	ev, err := s.sandbox.Event(s.sandbox.ID)
+	ev, err := s.calls.Event(s.id)
 	if err != nil {
-		return nil, nil, fmt.Errorf("events of sandbox %s: %w", s.sandbox.ID, err)
+		return nil, nil, fmt.Errorf("events of sandbox %s: %w", s.id, err)
+	}
+	if ev == nil {
+		return nil, nil, fmt.Errorf("events of sandbox %s: no answer", s.id)
 	}
 	ours := prometheus.NewSnapshot().Add(
 		prometheus.NewIntData(&sandboxRunning, 1),
@@ -164,22 +201,39 @@ func (s *served) query() (*prometheus.Snapshot, *prometheus.Snapshot, error) {
 	for kind, v := range memoryKinds(mem) {
 		ours.Add(prometheus.LabeledIntData(&sandboxMemoryKind, map[string]string{"kind": kind}, int64(v)))
 	}
-	for id := range ev.ContainerUsage {
+	for id, ns := range s.knownUsage(ev.ContainerUsage) {
+		ours.Add(prometheus.LabeledFloatData(&containerCPU, map[string]string{"container": s.containers[id], "container_id": id}, float64(ns)/1e9))
+	}
+	return own, ours, nil
+}
+
+// maxContainers bounds the CPU series of one sandbox: a pod has a handful of containers, and a sentry that claims
+// thousands must not multiply the node's series.
+const maxContainers = 64
+
+// knownUsage is the CPU usage of the containers runsc's state knows (names reloaded once when the sandbox names one
+// it does not: an app container started after the server loaded the sandbox), in container ID order, at most
+// maxContainers. IDs the state does not know are dropped: their keys came from the sandbox alone.
+func (s *served) knownUsage(usage map[string]uint64) map[string]uint64 {
+	for id := range usage {
 		if _, ok := s.containers[id]; !ok {
 			s.refreshNames()
 			break
 		}
 	}
-	for id, ns := range ev.ContainerUsage {
-		name, ok := s.containers[id]
-		if !ok {
-			name = id // started after the sandbox was loaded
+	out := map[string]uint64{}
+	for _, id := range slices.Sorted(maps.Keys(usage)) {
+		if name, known := s.containers[id]; known && safeLabelValue(id) && safeLabelValue(name) && len(out) < maxContainers {
+			out[id] = usage[id]
 		}
-		labels := map[string]string{"container": name, "container_id": id}
-		ours.Add(prometheus.LabeledFloatData(&containerCPU, labels, float64(ns)/1e9))
 	}
-	return own, ours, nil
+	return out
 }
 
-// pid is the sandbox process's PID, for logs.
-func (s *served) pid() string { return strconv.Itoa(s.sandbox.Pid.Load()) }
+// pidString is the sandbox process's PID, for logs.
+func (s *served) pidString() string {
+	if s.pid == nil {
+		return "?"
+	}
+	return strconv.Itoa(s.pid())
+}

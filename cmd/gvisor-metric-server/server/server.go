@@ -20,6 +20,11 @@ import (
 // DefaultTimeout bounds one sandbox's answer on a scrape; a sandbox slower than that counts as broken.
 const DefaultTimeout = 5 * time.Second
 
+// ScrapeBudget bounds a whole scrape, whatever the sandboxes do: below Prometheus' default scrape timeout (10 s, which
+// the shoot Prometheus' scrape configs of the metric server keep), so that a scrape always answers, with the
+// sandboxes that did not answer in time counted broken, instead of being cut off with every sandbox's metrics lost.
+const ScrapeBudget = 8 * time.Second
+
 // Server serves the metrics of the sandboxes under Root that requested Address.
 type Server struct {
 	// Root is runsc's root directory of the sandboxes (the shim's: /run/containerd/runsc/k8s.io on a node).
@@ -32,10 +37,12 @@ type Server struct {
 	Timeout time.Duration
 	Logger  *slog.Logger
 
-	// mu serialises scrapes: a sandbox's verifier must see its snapshots in order.
-	mu      sync.Mutex
-	served  map[string]*served // by sandbox ID
-	skipped map[string]bool    // sandbox IDs that did not request this server
+	// lock serialises scrapes (a sandbox's verifier must see its snapshots in order); a channel, so that a scrape
+	// waiting for it gives up with its request.
+	lock     chan struct{}
+	lockOnce sync.Once
+	served   map[string]*served // by sandbox ID
+	skipped  map[string]bool    // sandbox IDs that did not request this server
 }
 
 // ServeHTTP implements http.Handler for /metrics.
@@ -50,26 +57,34 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // Write writes one scrape in the Prometheus text format: every served sandbox's own metrics and ours, labelled
-// with the sandbox, pod and namespace, and the node's totals.
+// with the sandbox, pod and namespace, and the node's totals. The sandboxes are asked in parallel, each within its
+// own timeout and all within ScrapeBudget and ctx: one hung or slow sandbox costs only its own series. A scrape
+// whose request is gone before it began asks no sandbox.
 func (s *Server) Write(ctx context.Context, b *bytes.Buffer) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	if err := s.acquire(ctx); err != nil {
+		return err
+	}
+	defer s.release()
 	if err := s.refresh(); err != nil {
 		return err
 	}
+	return s.write(ctx, b)
+}
+
+// write asks the served sandboxes and writes what they answered (Write, with the scrape lock held).
+func (s *Server) write(ctx context.Context, b *bytes.Buffer) error {
+	ctx, cancel := context.WithTimeout(ctx, ScrapeBudget)
+	defer cancel()
 	snapshots := map[*prometheus.Snapshot]prometheus.SnapshotExportOptions{}
 	broken := 0
-	for id, sb := range s.served {
-		sctx, cancel := context.WithTimeout(ctx, s.timeout())
-		own, ours, err := sb.export(sctx)
-		cancel()
-		if err != nil {
+	for _, r := range s.exportAll(ctx) {
+		if r.err != nil {
 			broken++
-			s.log().Warn("sandbox metrics not exported", "sandbox", id, "pid", sb.pid(), "error", err)
+			s.log().Warn("sandbox metrics not exported", "sandbox", r.sb.id, "pid", r.sb.pidString(), "error", r.err)
 			continue
 		}
-		opts := prometheus.SnapshotExportOptions{ExporterPrefix: s.Prefix, ExtraLabels: sb.labels}
-		snapshots[own], snapshots[ours] = opts, opts
+		opts := prometheus.SnapshotExportOptions{ExporterPrefix: s.Prefix, ExtraLabels: r.sb.labels}
+		snapshots[r.own], snapshots[r.ours] = opts, opts
 	}
 	node := prometheus.NewSnapshot().Add(
 		prometheus.NewIntData(&sandboxesRunning, int64(len(s.served)-broken)),
@@ -81,6 +96,52 @@ func (s *Server) Write(ctx context.Context, b *bytes.Buffer) error {
 	}
 	return nil
 }
+
+// exported is one sandbox's answer on a scrape.
+type exported struct {
+	sb        *served
+	own, ours *prometheus.Snapshot
+	err       error
+}
+
+// exportAll asks every served sandbox at once, each bounded by the server's timeout within ctx, and returns when
+// all answered or gave up.
+func (s *Server) exportAll(ctx context.Context) []exported {
+	out := make([]exported, 0, len(s.served))
+	ch := make(chan exported, len(s.served))
+	for _, sb := range s.served {
+		go func() {
+			sctx, cancel := context.WithTimeout(ctx, s.timeout())
+			defer cancel()
+			own, ours, err := sb.export(sctx)
+			ch <- exported{sb: sb, own: own, ours: ours, err: err}
+		}()
+	}
+	for range s.served {
+		out = append(out, <-ch)
+	}
+	return out
+}
+
+// acquire takes the scrape lock, or gives up with ctx: a request that is gone starts no work.
+func (s *Server) acquire(ctx context.Context) error {
+	s.lockOnce.Do(func() { s.lock = make(chan struct{}, 1) })
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("scrape abandoned before it began: %w", err)
+	}
+	select {
+	case s.lock <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("scrape abandoned while another ran: %w", ctx.Err())
+	}
+	if err := ctx.Err(); err != nil {
+		s.release()
+		return fmt.Errorf("scrape abandoned before it began: %w", err)
+	}
+	return nil
+}
+
+func (s *Server) release() { <-s.lock }
 
 // refresh brings the served sandboxes in line with the root directory: sandboxes whose state is gone (runsc delete,
 // which the shim runs when a pod's sandbox is removed) are dropped, new ones that requested this server are loaded.
