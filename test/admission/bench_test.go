@@ -47,7 +47,7 @@ func BenchmarkWebhookHTTPS(b *testing.B) {
 
 // postReview POSTs an AdmissionReview over the client's keep-alive TLS connection, as an API server does, and
 // returns the answer, read to the end.
-func postReview(b *testing.B, client *http.Client, url string, review []byte) *admissionv1.AdmissionResponse {
+func postReview(b testing.TB, client *http.Client, url string, review []byte) *admissionv1.AdmissionResponse {
 	b.Helper()
 	resp, err := client.Post(url, "application/json", bytes.NewReader(review))
 	if err != nil {

@@ -78,7 +78,7 @@ func BenchmarkAdmissionAtRequestLimit(b *testing.B) {
 }
 
 // buildAdmission builds the admission binary as the image does (static, stripped).
-func buildAdmission(b *testing.B) string {
+func buildAdmission(b testing.TB) string {
 	b.Helper()
 	bin := filepath.Join(b.TempDir(), "gardener-extension-admission-runtime-gvisor")
 	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin,
@@ -98,7 +98,7 @@ type admissionProcess struct {
 }
 
 // startAdmissionProcess starts bin with the chart's flags on 127.0.0.1 and waits until /readyz answers 200.
-func startAdmissionProcess(b *testing.B, bin string) *admissionProcess {
+func startAdmissionProcess(b testing.TB, bin string) *admissionProcess {
 	b.Helper()
 	certDir, caPEM := admission.ServingCert(b)
 	port, health := admission.FreePort(b), admission.FreePort(b)
@@ -125,7 +125,7 @@ func startAdmissionProcess(b *testing.B, bin string) *admissionProcess {
 }
 
 // reviewBody is the AdmissionReview gardener-apiserver sends for op on obj (and old on update).
-func reviewBody(b *testing.B, op admissionv1.Operation, obj, old []byte) []byte {
+func reviewBody(b testing.TB, op admissionv1.Operation, obj, old []byte) []byte {
 	b.Helper()
 	body, err := json.Marshal(newReview(op, "big", obj, old))
 	if err != nil {
@@ -135,7 +135,7 @@ func reviewBody(b *testing.B, op admissionv1.Operation, obj, old []byte) []byte 
 }
 
 // peakRSS is the process's VmHWM in bytes.
-func peakRSS(b *testing.B, pid int) int64 {
+func peakRSS(b testing.TB, pid int) int64 {
 	b.Helper()
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
