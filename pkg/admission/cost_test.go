@@ -4,7 +4,6 @@
 package admission_test
 
 import (
-	"bytes"
 	"runtime"
 	"strings"
 	"testing"
@@ -13,23 +12,13 @@ import (
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/admission"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/admission/admissiontest"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/apis/gvisor/v1alpha1"
 )
 
 // requestLimit is gardener-apiserver's (kube-apiserver's) limit on a request body: the largest providerConfig an
 // update can carry.
 const requestLimit = 3 << 20
-
-// oversized is a providerConfig of about size bytes that is as costly to parse as JSON gets: many small objects.
-func oversized(size int, tag string) []byte {
-	var b bytes.Buffer
-	b.WriteString(`{"configFlags":{},"pad` + tag + `":[`)
-	for b.Len() < size {
-		b.WriteString(`{"a":[1,2]},`)
-	}
-	b.WriteString(`{}]}`)
-	return b.Bytes()
-}
 
 func withProviderConfig(t *testing.T, raw []byte) *gardencorev1beta1.Shoot {
 	s := shoot(t, gvisorWorker("a", ""))
@@ -57,8 +46,8 @@ func TestUpdateCostIsBoundedByTheLimit(t *testing.T) {
 		old, new []byte
 		refused  bool
 	}{
-		{"oversized config changed", oversized(requestLimit, "1"), oversized(requestLimit, "2"), true},
-		{"oversized config kept", oversized(requestLimit, "1"), oversized(requestLimit, "1"), false},
+		{"oversized config changed", admissiontest.CostlyProviderConfig(requestLimit, "1"), admissiontest.CostlyProviderConfig(requestLimit, "2"), true},
+		{"oversized config kept", admissiontest.CostlyProviderConfig(requestLimit, "1"), admissiontest.CostlyProviderConfig(requestLimit, "1"), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			oldShoot, newShoot := withProviderConfig(t, tc.old), withProviderConfig(t, tc.new)

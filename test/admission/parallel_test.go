@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/admission/admissiontest"
 	admissionv1 "k8s.io/api/admission/v1"
 )
 
@@ -19,25 +20,14 @@ const webhookMemoryLimit = 128 << 20
 // more than gardener-apiserver's client keeps in flight to one webhook replica under an attack of parallel PATCHes.
 const parallelWorstUpdates = 8
 
-// costlyProviderConfig is a providerConfig of about size bytes whose JSON is as costly to parse as JSON gets.
-func costlyProviderConfig(size int, tag string) string {
-	var b bytes.Buffer
-	b.WriteString(`{"configFlags":{},"pad` + tag + `":[`)
-	for b.Len() < size {
-		b.WriteString(`{"a":[1,2]},`)
-	}
-	b.WriteString(`{}]}`)
-	return b.String()
-}
-
 // TestParallelWorstUpdatesStayUnderTheLimit runs the admission binary as it runs in the garden and sends it
 // parallelWorstUpdates of the worst updates at once: a Shoot at gardener-apiserver's request limit whose one
 // providerConfig is almost all of it, over a stored Shoot of 1.5 MiB with another such providerConfig. Every one is
 // answered (refused: the providerConfig is over its limit, or asked to retry while the others are judged), and the
 // process's peak memory stays under the chart's limit.
 func TestParallelWorstUpdatesStayUnderTheLimit(t *testing.T) {
-	newShoot := shootWithWorkers("big", func(int) string { return costlyProviderConfig(RequestLimit-1024, "new") }, RequestLimit)
-	oldShoot := shootWithWorkers("big", func(int) string { return costlyProviderConfig(3<<19-1024, "old") }, 3<<19)
+	newShoot := shootWithWorkers("big", func(int) string { return string(admissiontest.CostlyProviderConfig(RequestLimit-1024, "new")) }, RequestLimit)
+	oldShoot := shootWithWorkers("big", func(int) string { return string(admissiontest.CostlyProviderConfig(3<<19-1024, "old")) }, 3<<19)
 	body := reviewBody(t, admissionv1.Update, newShoot, oldShoot)
 	p := startAdmissionProcess(t, buildAdmission(t))
 	var wg sync.WaitGroup
