@@ -33,7 +33,7 @@ import (
 // bogusFlag is the flag the negative cases add to a chart: no binary of ours has it.
 const bogusFlag = "--no-binary-has-this-flag"
 
-// TestChartCommandsRunInTheirImages (issue 18): every container of ours, as the charts render it for operators (the
+// TestChartCommandsRunInTheirImages: every container of ours, as the charts render it for operators (the
 // extension chart's Deployment with helm, the admission runtime chart's Deployment with helm, the installation
 // DaemonSet with the controller's renderer: its init container, its idle container and its readiness probe), runs a
 // binary that the image built from this tree has at the command's path, and that binary accepts exactly the args:

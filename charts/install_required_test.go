@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// TestChartRBACFailsWithoutHelm (issue 12, item 3): under REQUIRE_REAL_COMPONENTS=1 (make test) the chart RBAC test
+// TestChartRBACFailsWithoutHelm: under REQUIRE_REAL_COMPONENTS=1 (make test) the chart RBAC test
 // fails, and does not skip, when helm is missing: HELM_BIN unset, or naming no executable. Without the variable it
 // skips, saying which make target installs helm. Runs this test binary again with only that test selected.
 func TestChartRBACFailsWithoutHelm(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
 )
 
-// TestEmbeddedReleaseSums (issue 12, item 2): gvisor-sums.yaml, the checksum anchor stamped into the controller,
+// TestEmbeddedReleaseSums: gvisor-sums.yaml, the checksum anchor stamped into the controller,
 // is of the gVisor version the image builds (GVISOR_VERSION), was built with the release's Go toolchain (GO_VERSION),
 // has both architectures of the installation image, and its sums for this machine's architecture are the real build
 // of hack/tools/gvisor.sh (GVISOR_TEST_GVISOR_DIR), the same script hack/gvisor-sums.sh and pkg/images' builds run:

@@ -220,7 +220,7 @@ func checkPlainIdle(t *testing.T, idler corev1.Container, idleBin, readyFile str
 }
 
 // checkReprovingIdle: install mode's idle container runs `gvisor-idle reprove ... -- /gvisor-installer prove ...`
-// (the re-proof, issue 19): prove's flags parse and look at the installer's host root and bin dir; the probe reads
+// (the re-proof): prove's flags parse and look at the installer's host root and bin dir; the probe reads
 // the proven file the re-proof writes; every host mount but /run/containerd is read-only;
 // no capability, no privilege escalation, a read-only root filesystem.
 func checkReprovingIdle(t *testing.T, idler, installer corev1.Container, idleBin, binDir string) {

@@ -18,7 +18,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
-// TestReleaseAnchor (issue 12, item 2): with the controller's sums (imagevector/gvisor-sums.yaml, as the runsc
+// TestReleaseAnchor: with the controller's sums (imagevector/gvisor-sums.yaml, as the runsc
 // ConfigMap carries them) the real gVisor build installs; a release whose runsc was replaced (and the image's own
 // SHA512SUMS rewritten to match, as whoever controls the image can) is refused naming the file, with the node
 // untouched: nothing in the bin dir, config.toml byte-for-byte the same, no runsc.toml.

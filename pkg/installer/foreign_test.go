@@ -13,7 +13,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
 )
 
-// TestForeignShimsReportedNotTouched (issue 12, item 4): the bin dir is first on containerd's PATH, so a
+// TestForeignShimsReportedNotTouched: the bin dir is first on containerd's PATH, so a
 // containerd-shim-runc-v2 or runc there would run as root for every runc pod. Install and uninstall report such
 // files (log line and the summary's warning, which the ready file carries) and leave them byte-for-byte, mode and
 // mtime untouched; a clean bin dir gets no warning.

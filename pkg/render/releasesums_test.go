@@ -15,7 +15,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
 
-// TestReleaseSums (issue 12, item 2): install mode passes the installer the release sums of the pool's
+// TestReleaseSums: install mode passes the installer the release sums of the pool's
 // architecture (all of them when it is unknown) in the runsc ConfigMap, as SHA512SUMS.<arch>, and runs it with
 // --release-sums; an architecture without sums is an error naming it; the operator's sums replace the embedded
 // ones; uninstall mode passes none.

@@ -19,7 +19,7 @@
 // and every release's opt plugin creates /opt/containerd. On the machine's /run, daemons running together took
 // over one another's ttrpc and NRI sockets, and a 2.x daemon starting while another bound the NRI socket exited
 // at start ("failed to create socket /var/run/nri/nri.sock: ... bind: address already in use"), which is how
-// TestDaemonLifecycle/2.4 failed when four pkg/installer test binaries ran at once (issue 18's flake).
+// TestDaemonLifecycle/2.4 failed when four pkg/installer test binaries ran at once.
 //
 // So Daemon.Start runs containerd in a new mount namespace whose mounts are all private (nothing propagates to
 // the machine): /run is the daemon's own directory, bind-mounted and kept across restarts as a node keeps its

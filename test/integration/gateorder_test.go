@@ -24,7 +24,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 )
 
-// TestReadinessGateOrder (issue 12, item 3): the readiness gate's admission policy is in the shoot before the
+// TestReadinessGateOrder: the readiness gate's admission policy is in the shoot before the
 // pool's RBAC it guards, and leaves it only after that RBAC: when the gate is switched on, off, and when the pool is
 // deleted. The order is read from the real kube-apiserver's audit log of what the real gardener-resource-manager
 // wrote (the ManagedResources themselves are applied in no order).

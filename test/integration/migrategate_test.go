@@ -28,7 +28,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 )
 
-// TestMigrateSwitchesGateOff (issue 12): a control plane migration whose new seed runs the readiness gate off
+// TestMigrateSwitchesGateOff: a control plane migration whose new seed runs the readiness gate off
 // (--readiness-gate=false) while the old seed ran it on. Migrate on the old seed releases the ManagedResources and
 // keeps their objects in the shoot, the gate's policy and the pool's RBAC among them, and records that in the
 // ContainerRuntime's status.state, which gardenlet carries to the new seed; Restore on the new seed adopts them and

@@ -42,9 +42,9 @@ const (
 	// enableEnv must be 1: the benchmark is too heavy for `make bench`'s loop over every package.
 	enableEnv = "GVISOR_SEEDBENCH"
 	// sizesEnv are the seed sizes, each <shoots>x<pools per shoot>, run one after the other on one control plane;
-	// default 50x3 (150 pools). make bench-seed runs 50x3,100x5 (150 and 500 pools, issue 21).
+	// default 50x3 (150 pools). make bench-seed runs 50x3,100x5 (150 and 500 pools).
 	sizesEnv = "GVISOR_SEEDBENCH_SIZES"
-	// shootsEnv, without sizesEnv, is the number of shoots with 3 pools each. 10 gives the 30 pools of issue 9.
+	// shootsEnv, without sizesEnv, is the number of shoots with 3 pools each. 10 gives 30 pools.
 	shootsEnv = "GVISOR_SEEDBENCH_SHOOTS"
 	// controllersEnv is the order of the runs, e.g. "ours,field" (default: ours, then field if its binary is set);
 	// "ours@<path>" runs another build of ours (e.g. of another commit), named after the file.

@@ -17,7 +17,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
 )
 
-// TestPoolArchitectureSelectsReleaseSums (issue 12, item 2): the installation of a pool carries the gVisor release
+// TestPoolArchitectureSelectsReleaseSums: the installation of a pool carries the gVisor release
 // sums of the pool's machine architecture as the Shoot declares it, and every architecture's when the Cluster does
 // not say (no Shoot, pool not listed, architecture unset).
 func TestPoolArchitectureSelectsReleaseSums(t *testing.T) {

@@ -125,7 +125,7 @@ func (c shootCase) controllerObjects(t *testing.T, a *Actuator, root string) map
 	return out
 }
 
-// TestCLIRendersWhatTheControllerDeploys (issue 13, item 1): for every case, gvisor-render (the built binary) prints
+// TestCLIRendersWhatTheControllerDeploys: for every case, gvisor-render (the built binary) prints
 // byte for byte the objects the controller's actuator puts into the shoot's ManagedResources. The CLI's output is
 // kept in testdata/shoot/<case>.yaml (`make snapshots`, i.e. UPDATE_SNAPSHOTS=1, regenerates it; review the diff).
 func TestCLIRendersWhatTheControllerDeploys(t *testing.T) {
