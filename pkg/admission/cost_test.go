@@ -16,10 +16,6 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/apis/gvisor/v1alpha1"
 )
 
-// requestLimit is gardener-apiserver's (kube-apiserver's) limit on a request body: the largest providerConfig an
-// update can carry.
-const requestLimit = 3 << 20
-
 func withProviderConfig(t *testing.T, raw []byte) *gardencorev1beta1.Shoot {
 	s := shoot(t, gvisorWorker("a", ""))
 	s.Spec.Provider.Workers[0].CRI.ContainerRuntimes[0].ProviderConfig = &k8sruntime.RawExtension{Raw: raw}
@@ -46,8 +42,8 @@ func TestUpdateCostIsBoundedByTheLimit(t *testing.T) {
 		old, new []byte
 		refused  bool
 	}{
-		{"oversized config changed", admissiontest.CostlyProviderConfig(requestLimit, "1"), admissiontest.CostlyProviderConfig(requestLimit, "2"), true},
-		{"oversized config kept", admissiontest.CostlyProviderConfig(requestLimit, "1"), admissiontest.CostlyProviderConfig(requestLimit, "1"), false},
+		{"oversized config changed", admissiontest.CostlyProviderConfig(admissiontest.RequestLimit, "1"), admissiontest.CostlyProviderConfig(admissiontest.RequestLimit, "2"), true},
+		{"oversized config kept", admissiontest.CostlyProviderConfig(admissiontest.RequestLimit, "1"), admissiontest.CostlyProviderConfig(admissiontest.RequestLimit, "1"), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			oldShoot, newShoot := withProviderConfig(t, tc.old), withProviderConfig(t, tc.new)

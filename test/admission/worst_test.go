@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/admission/admissiontest"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/apis/gvisor/v1alpha1"
 )
 
-// RequestLimit is gardener-apiserver's limit on a request body (k8s.io/apiserver's default MaxRequestBodyBytes,
-// which gardener-apiserver keeps): the largest Shoot anyone can send, so the largest a webhook is sent.
-const RequestLimit = 3 << 20
+// RequestLimit is gardener-apiserver's limit on a request body (admissiontest.RequestLimit).
+const RequestLimit = admissiontest.RequestLimit
 
 // shootWithWorkers is a Shoot (JSON) with one containerd worker with gVisor per providerConfig.
 func shootWithWorkers(name string, providerConfigs func(i int) string, size int) []byte {

@@ -16,3 +16,7 @@ func CostlyProviderConfig(size int, tag string) []byte {
 	b.WriteString(`{}]}`)
 	return b.Bytes()
 }
+
+// RequestLimit is gardener-apiserver's limit on a request body (k8s.io/apiserver's default MaxRequestBodyBytes,
+// which gardener-apiserver keeps): the largest Shoot, and so the largest providerConfig, a webhook is sent.
+const RequestLimit = 3 << 20
