@@ -158,14 +158,15 @@ func (r *Run) uninstall(ctx context.Context) (Result, error) {
 		return Result{Action: string(ActionUninstall)}, fmt.Errorf("runsc is still registered (nothing on the node changed): "+
 			"it is unregistered only after the scheduler stops sending gVisor pods here: %w", err)
 	}
-	planned := p // the first attempt applies the plan made before the label went
-	if _, err := r.planAndApply(func() (*Plan, error) {
-		if planned != nil {
-			p, planned = planned, nil
-			return p, nil
+	first := p // the first attempt applies the plan made before the label went; a re-plan reads the node again
+	replan := func() (*Plan, error) {
+		if next := first; next != nil {
+			first = nil
+			return next, nil
 		}
 		return r.planUninstall()
-	}, func(p *Plan) error { return r.apply(ctx, p, &res, verify.NoRunsc) }); err != nil {
+	}
+	if _, err := r.planAndApply(replan, func(p *Plan) error { return r.apply(ctx, p, &res, verify.NoRunsc) }); err != nil {
 		return res, err
 	}
 	// The bin dir's gvisor-bin/ (flat layout) and gvisor/ are ours; remove them once empty.
