@@ -19,7 +19,7 @@ const (
 	pc0 = "spec.provider.workers[0].cri.containerRuntimes[0].providerConfig"
 	pc1 = "spec.provider.workers[1].cri.containerRuntimes[0].providerConfig"
 	// allowed is v1alpha1's allowlist as its error lists it.
-	allowed = "cpu-num-from-quota, debug, debug-log, directfs, file-access, net-raw, nvproxy, overlay2, panic-signal, platform, strace, watchdog-action"
+	allowed = "cpu-num-from-quota, debug, debug-log, directfs, file-access, net-raw, nvproxy, nvproxy-allowed-driver-capabilities, overlay2, panic-signal, platform, strace, watchdog-action"
 	// debugLogAllowed is v1alpha1's description of debug-log's values.
 	debugLogAllowed = "a path under /var/log/runsc/ (ending in / for runsc's own file names), of letters, digits and . _ / + - and the variables %ID%, %CID%, %TIMESTAMP%, %COMMAND%; at most 1024 bytes, each element at most 255, counting each variable as 64"
 )

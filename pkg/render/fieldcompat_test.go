@@ -73,7 +73,7 @@ func fieldCases() []fieldCase {
       net-raw: "true"
       nvproxy: "true"
 `),
-			runscToml: "[runsc_config]\n  debug = \"true\"\n  debug-log = \"" + fieldDebugLog + "\"\n  net-raw = \"true\"\n  nvproxy = \"true\"\n",
+			runscToml: "[runsc_config]\n  debug = \"true\"\n  debug-log = \"" + fieldDebugLog + "\"\n  net-raw = \"true\"\n",
 		},
 		{
 			name:   "debug alone",
@@ -125,7 +125,9 @@ spec:
     configFlags:
       nvproxy: "true"
 `),
-			runscToml: "[runsc_config]\n  nvproxy = \"true\"\n",
+			// runsc turns nvproxy on per pod from its GPU devices; node-wide it breaks every sandbox on a node without
+			// them (v1alpha1.PerPodFlags), so the Shoot keeps working and the flag stays off the node.
+			runscToml: "[runsc_config]\n",
 		},
 		{
 			name:   "example/shoot.yaml's commented providerConfig",
@@ -137,7 +139,7 @@ spec:
       nvproxy: "true"
       debug: "true"
 `),
-			runscToml: "[runsc_config]\n  debug = \"true\"\n  debug-log = \"" + fieldDebugLog + "\"\n  net-raw = \"true\"\n  nvproxy = \"true\"\n",
+			runscToml: "[runsc_config]\n  debug = \"true\"\n  debug-log = \"" + fieldDebugLog + "\"\n  net-raw = \"true\"\n",
 		},
 		{
 			name:   "Istio's net-raw",
@@ -159,7 +161,7 @@ spec:
       debug: "false"
       nvproxy: "false"
 `),
-			runscToml: "[runsc_config]\n  debug = \"false\"\n  net-raw = \"false\"\n  nvproxy = \"false\"\n",
+			runscToml: "[runsc_config]\n  debug = \"false\"\n  net-raw = \"false\"\n",
 		},
 		{
 			name:   "empty config: apiVersion and kind only",

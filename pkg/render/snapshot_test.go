@@ -20,7 +20,7 @@ import (
 
 const everyFlag = `{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration","configFlags":{` +
 	`"cpu-num-from-quota":"false","debug":"true","debug-log":"/var/log/runsc/%ID%/","directfs":"false","file-access":"exclusive",` +
-	`"net-raw":"true","nvproxy":"true","overlay2":"root:self,size=1g","panic-signal":"12","platform":"ptrace",` +
+	`"net-raw":"true","nvproxy":"true","nvproxy-allowed-driver-capabilities":"compute,utility,graphics","overlay2":"root:self,size=1g","panic-signal":"12","platform":"ptrace",` +
 	`"strace":"false","watchdog-action":"panic"}}`
 
 // snapshotCase is one input of the snapshot matrix: the ContainerRuntimes of one shoot, the build version and an

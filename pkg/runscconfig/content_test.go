@@ -27,6 +27,13 @@ func TestFlags(t *testing.T) {
 	if got := Flags(nil, Options{SandboxMetrics: true}); !maps.Equal(got, map[string]string{"metric-server": MetricServerAddress}) {
 		t.Errorf("Flags(nil, metrics) = %v", got)
 	}
+	gpu := map[string]string{"nvproxy": "true", "nvproxy-allowed-driver-capabilities": "compute,utility,graphics"}
+	if got := Flags(gpu, Options{}); !maps.Equal(got, map[string]string{"nvproxy-allowed-driver-capabilities": "compute,utility,graphics"}) || gpu["nvproxy"] != "true" {
+		t.Errorf("Flags(%v) = %v, want nvproxy dropped (runsc decides it per pod) and the pool unchanged", gpu, got)
+	}
+	if got := Flags(map[string]string{"nvproxy": "false"}, Options{}); got != nil {
+		t.Errorf("Flags(nvproxy only) = %v, want none", got)
+	}
 }
 
 // TestTableAndForRelease: the table is sorted and byte-stable, the installer's checks accept it, and the installed

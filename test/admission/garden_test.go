@@ -78,7 +78,7 @@ func TestRealGardenerAPIServer(t *testing.T) {
 	waitUntilWebhookActive(ctx, t, c)
 
 	pc := "spec.provider.workers[0].cri.containerRuntimes[0].providerConfig"
-	allowed := "cpu-num-from-quota, debug, debug-log, directfs, file-access, net-raw, nvproxy, overlay2, panic-signal, platform, strace, watchdog-action"
+	allowed := "cpu-num-from-quota, debug, debug-log, directfs, file-access, net-raw, nvproxy, nvproxy-allowed-driver-capabilities, overlay2, panic-signal, platform, strace, watchdog-action"
 
 	t.Run("invalid Shoots are refused with the Shoot's field paths", func(t *testing.T) {
 		for _, tc := range []struct {

@@ -96,7 +96,7 @@ func TestWebhookOverHTTPS(t *testing.T) {
 		{"create invalid", admissionv1.Create, shootJSON(`{"configFlags":{"net-raww":"true","debug":"yes"}}`), nil, false,
 			`Shoot.core.gardener.cloud "demo" is invalid: [` +
 				pc + `.configFlags[debug]: Unsupported value: "yes": supported values: "false", "true", ` +
-				pc + `.configFlags[net-raww]: Invalid value: "true": unknown or not allowed runsc flag "net-raww"; allowed flags: cpu-num-from-quota, debug, debug-log, directfs, file-access, net-raw, nvproxy, overlay2, panic-signal, platform, strace, watchdog-action]`},
+				pc + `.configFlags[net-raww]: Invalid value: "true": unknown or not allowed runsc flag "net-raww"; allowed flags: cpu-num-from-quota, debug, debug-log, directfs, file-access, net-raw, nvproxy, nvproxy-allowed-driver-capabilities, overlay2, panic-signal, platform, strace, watchdog-action]`},
 		{"update to invalid", admissionv1.Update, shootJSON(`{"kind":"Other"}`), shootJSON(""), false,
 			`Shoot.core.gardener.cloud "demo" is invalid: ` + pc + `.kind: Unsupported value: "Other": supported values: "GVisorConfiguration"`},
 		{"update keeping a stored invalid config", admissionv1.Update, shootJSON(`{"kind":"Other"}`), shootJSON(`{"kind":"Other"}`), true, ""},

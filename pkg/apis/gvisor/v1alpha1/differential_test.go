@@ -42,6 +42,8 @@ const (
 	worstCase    = "policy: at a sandbox start %ID% is a 64-character sandbox ID, not list's <unknown>"
 	noDir        = "policy: runsc's config takes dir=<path>, the sandbox fails unless the directory exists on the node"
 	sentrySize   = "policy: runsc's config keeps size= unparsed; the sentry's tmpfs refuses it at every sandbox start"
+	privileged   = "policy: a privileged NVIDIA capability runsc leaves out of \"all\" is not offered to pods"
+	noCaps       = "policy: no capabilities at all makes every GPU call fail (runsc only warns)"
 )
 
 // valueCases are the value classes of every allowlisted flag: valid values, invalid ones, and the edges where the
@@ -70,7 +72,25 @@ func valueCases() []flagCase {
 		flagCase{map[string]string{"file-access": "shared", "overlay2": "root:memory"}, bothRefuse},
 	)
 	cases = append(cases, overlayCases()...)
+	cases = append(cases, driverCapsCases()...)
 	return append(cases, debugLogCases()...)
+}
+
+func driverCapsCases() []flagCase {
+	const name = "nvproxy-allowed-driver-capabilities"
+	var cases []flagCase
+	for _, v := range []string{"compute,utility", "utility,compute", "all", "compute", "compute,utility,graphics,video,ngx", "all,compute"} {
+		cases = append(cases, one(name, v, bothAccept))
+	}
+	for _, v := range []string{"cuda", "display", "compat32", "compute,bogus"} {
+		cases = append(cases, one(name, v, bothRefuse))
+	}
+	for _, v := range []string{"profiling", "rdma", "fabric-imex-mgmt", "compute,profiling"} {
+		cases = append(cases, one(name, v, privileged))
+	}
+	return append(cases, one(name, "", noCaps),
+		one(name, "compute, utility", nonCanonical), one(name, "compute,,utility", nonCanonical),
+		one(name, "compute,compute", nonCanonical))
 }
 
 func overlayCases() []flagCase {

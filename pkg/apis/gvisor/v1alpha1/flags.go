@@ -41,8 +41,15 @@ var allowedFlags = map[string]flagSpec{
 	"debug-log": {allowed: debugLogAllowed, check: checkDebugLog},
 	// strace logs the sandboxed application's system calls to debug-log (DefaultDebugLog when unset).
 	"strace": {allowed: "true or false", enum: boolValues},
-	// nvproxy enables NVIDIA GPU support on GPU nodes.
+	// nvproxy is accepted for Shoots written for the field's extension and never reaches a node (PerPodFlags):
+	// runsc turns NVIDIA GPU support on by itself for exactly the containers whose spec carries /dev/nvidiactl (a
+	// device plugin's or CDI's injection) or NVIDIA's hook, and cannot turn it off for them; node-wide, "true" only
+	// breaks every sandbox on a node without NVIDIA devices (a CPU node of a mixed pool, a GPU node before its
+	// driver loaded).
 	"nvproxy": {allowed: "true or false", enum: boolValues},
+	// nvproxy-allowed-driver-capabilities are the NVIDIA driver capabilities a GPU container may ask for
+	// (NVIDIA_DRIVER_CAPABILITIES); runsc's default is compute,utility. Privileged ones stay out: checkDriverCaps.
+	"nvproxy-allowed-driver-capabilities": {allowed: driverCapsAllowed, check: checkDriverCaps},
 	// platform chooses how the sandbox intercepts system calls; kvm needs /dev/kvm on the node.
 	"platform": {allowed: "systrap, ptrace or kvm", enum: []string{"kvm", "ptrace", "systrap"}},
 	// panic-signal makes the sandbox panic (with stack traces) on that signal, to debug hangs; -1 disables it.
@@ -94,6 +101,13 @@ func WithDefaults(flags map[string]string) map[string]string {
 	}
 	return out
 }
+
+// perPodFlags are allowed flags that runsc decides per pod from the pod's spec, so a pool's runsc.toml never
+// carries them (runscconfig.Flags drops them).
+var perPodFlags = []string{"nvproxy"}
+
+// PerPodFlags returns the allowed flags that never reach a node's runsc.toml, sorted.
+func PerPodFlags() []string { return slices.Clone(perPodFlags) }
 
 // AllowedFlags returns the names of the runsc flags a GVisorConfiguration may set, sorted.
 func AllowedFlags() []string {

@@ -25,7 +25,7 @@ func TestParse(t *testing.T) {
 		{"unknown field and a flag outside the allowlist", `{"configFlag":{},"configFlags":{"network":"host"}}`, []string{
 			`spec.providerConfig.configFlag: Forbidden: unknown field "configFlag"; the fields of a GVisorConfiguration are apiVersion, kind, configFlags, sandboxMetrics, testImageTag`,
 			`spec.providerConfig.configFlags[network]: Invalid value: "host": unknown or not allowed runsc flag "network"; allowed flags: ` +
-				`cpu-num-from-quota, debug, debug-log, directfs, file-access, net-raw, nvproxy, overlay2, panic-signal, platform, strace, watchdog-action`,
+				`cpu-num-from-quota, debug, debug-log, directfs, file-access, net-raw, nvproxy, nvproxy-allowed-driver-capabilities, overlay2, panic-signal, platform, strace, watchdog-action`,
 		}},
 		{"non-string testImageTag, the flags still checked", `{"testImageTag":5,"configFlags":{"platform":"kvm2"}}`, []string{
 			`spec.providerConfig.testImageTag: Invalid value: 5: must be a string (an image tag)`,

@@ -87,7 +87,7 @@ func TestValidate(t *testing.T) {
 		{
 			name:    "unknown flag lists allowed flags",
 			flags:   map[string]string{"network": "host"},
-			wantErr: []string{`providerConfig.configFlags[network]|unknown or not allowed runsc flag "network"|allowed flags: cpu-num-from-quota, debug, debug-log, directfs, file-access, net-raw, nvproxy, overlay2, panic-signal, platform, strace, watchdog-action`},
+			wantErr: []string{`providerConfig.configFlags[network]|unknown or not allowed runsc flag "network"|allowed flags: cpu-num-from-quota, debug, debug-log, directfs, file-access, net-raw, nvproxy, nvproxy-allowed-driver-capabilities, overlay2, panic-signal, platform, strace, watchdog-action`},
 		},
 		{
 			name:    "flag with leading dashes",
