@@ -12,8 +12,11 @@ unformatted="$(gofmt -l $(git ls-files '*.go'))"
 test -z "$unformatted" || { echo "gofmt needed (run gofmt -w on them):"; echo "$unformatted"; exit 1; }
 go vet ./...
 "$lint" run ./...
-# cmd/gvisor-metric-server is its own module (gVisor's dependency versions): vet and lint it on its own.
-(cd cmd/gvisor-metric-server && go vet ./... && "$lint" run --config "$REPO_ROOT/.golangci.yaml" ./...)
+# cmd/gvisor-metric-server and cmd/gvisor-gpu-check are their own modules (gVisor's dependency versions): vet and
+# lint them on their own.
+for m in cmd/gvisor-metric-server cmd/gvisor-gpu-check; do
+  (cd "$m" && go vet ./... && "$lint" run --config "$REPO_ROOT/.golangci.yaml" ./...)
+done
 # hack/dashboard-picture is its own module too (the image library stays out of the controller's dependencies).
 (cd hack/dashboard-picture && go vet ./... && "$lint" run --config "$REPO_ROOT/.golangci.yaml" ./...)
 # test/tools/prometheus-config is its own module (prometheus-operator's dependency versions).

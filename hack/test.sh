@@ -19,5 +19,8 @@ log "GVISOR_TEST_NODE=$GVISOR_TEST_NODE"
 
 "$REPO_ROOT/hack/lint.sh"
 go test -count=1 -timeout 40m ./...
-# cmd/gvisor-metric-server is its own module (gVisor's dependency versions): its tests run on their own.
-(cd cmd/gvisor-metric-server && go test -count=1 -timeout 5m ./...)
+# cmd/gvisor-metric-server and cmd/gvisor-gpu-check are their own modules (gVisor's dependency versions): their
+# tests run on their own.
+for m in cmd/gvisor-metric-server cmd/gvisor-gpu-check; do
+  (cd "$m" && go test -count=1 -timeout 5m ./...)
+done

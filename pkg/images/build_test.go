@@ -135,7 +135,7 @@ func checkContent(t *testing.T, built map[string]v1.Image) {
 	want := map[string][]string{
 		imagevector.ImageNameExtension:    {"gardener-extension-runtime-gvisor 0755 0:0"},
 		imagevector.ImageNameAdmission:    {"gardener-extension-admission-runtime-gvisor 0755 0:0"},
-		imagevector.ImageNameInstallation: {"gvisor-idle 0755 0:0", "gvisor-installer 0755 0:0", "gvisor-metric-server 0755 0:0", "opt 0755 0:0", "opt/gvisor 0755 0:0", "opt/gvisor/SHA512SUMS 0644 0:0", "opt/gvisor/containerd-shim-runsc-v1 0755 0:0", "opt/gvisor/runsc 0755 0:0"},
+		imagevector.ImageNameInstallation: {"gvisor-gpu-check 0755 0:0", "gvisor-idle 0755 0:0", "gvisor-installer 0755 0:0", "gvisor-metric-server 0755 0:0", "opt 0755 0:0", "opt/gvisor 0755 0:0", "opt/gvisor/SHA512SUMS 0644 0:0", "opt/gvisor/containerd-shim-runsc-v1 0755 0:0", "opt/gvisor/runsc 0755 0:0"},
 	}
 	base := []string{"etc 0755 0:0", "etc/group 0644 0:0", "etc/passwd 0644 0:0", "home 0755 0:0", "home/nonroot 0700 65532:65532", "root 0700 0:0", "tmp 1777 0:0"}
 	for _, d := range images.Definitions() {

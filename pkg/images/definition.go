@@ -68,6 +68,9 @@ const (
 	// MetricServerPath is the node's gVisor metric server in the installation image (the chart's metric-server
 	// container command; the OperatingSystemConfig mode's imageRef file).
 	MetricServerPath = "/gvisor-metric-server"
+	// GPUCheckPath is the GPU pre-flight in the installation image: it judges a node's NVIDIA driver with the
+	// shipped runsc's nvproxy (the installer runs it on GPU nodes; the OperatingSystemConfig mode's imageRef file).
+	GPUCheckPath = "/gvisor-gpu-check"
 	// GVisorReleasePath is the gVisor release in the installation image (the installer's --source).
 	GVisorReleasePath = "/opt/gvisor"
 )
@@ -117,6 +120,8 @@ func Definitions() []Image {
 				// Sandbox metrics (the chart's metric-server container, the OperatingSystemConfig mode's unit): its own
 				// module, built from the pinned gVisor module's packages.
 				{Command: "gvisor-metric-server", Path: MetricServerPath, OwnModule: true},
+				// The GPU pre-flight: its own module, built from the pinned gVisor module's nvproxy package.
+				{Command: "gvisor-gpu-check", Path: GPUCheckPath, OwnModule: true},
 			},
 			GVisorRelease: GVisorReleasePath,
 			Entrypoint:    []string{InstallerPath},

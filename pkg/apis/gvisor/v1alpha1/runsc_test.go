@@ -20,16 +20,21 @@ func TestRunscModuleIsTheNodesRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gomod, err := os.ReadFile("../../../../go.mod")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`(?m)^\s*gvisor\.dev/gvisor (\S+)`).FindSubmatch(gomod)
-	if m == nil {
-		t.Fatal("go.mod does not require gvisor.dev/gvisor: the validator's runsc judgement needs it")
-	}
-	if want := strings.TrimSpace(string(pinned)); string(m[1]) != want {
-		t.Errorf("go.mod requires gvisor.dev/gvisor %s, GVISOR_VERSION is %s: run go get gvisor.dev/gvisor@%s", m[1], want, want)
+	// The validator, and the node binaries that link runsc's packages (the metric server, the GPU pre-flight's
+	// driver table), each in its own module.
+	for _, mod := range []string{"go.mod", "cmd/gvisor-metric-server/go.mod", "cmd/gvisor-gpu-check/go.mod"} {
+		gomod, err := os.ReadFile("../../../../" + mod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(`(?m)^\s*gvisor\.dev/gvisor (\S+)`).FindSubmatch(gomod)
+		if m == nil {
+			t.Errorf("%s does not require gvisor.dev/gvisor: its runsc code needs it", mod)
+			continue
+		}
+		if want := strings.TrimSpace(string(pinned)); string(m[1]) != want {
+			t.Errorf("%s requires gvisor.dev/gvisor %s, GVISOR_VERSION is %s: run go get gvisor.dev/gvisor@%s in its directory", mod, m[1], want, want)
+		}
 	}
 }
 
