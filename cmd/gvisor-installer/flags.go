@@ -25,8 +25,10 @@ type flags struct {
 	restart, unit, readyFile, logFormat   string
 	nodeArch                              string
 	idleBinary                            string // see idle.go
-	idle, uninstall, labelNode            bool
-	verifyTimeout                         time.Duration
+	// The GPU pre-flight (gpu.go).
+	gpuImage, gpuBinary        string
+	idle, uninstall, labelNode bool
+	verifyTimeout              time.Duration
 	// The sandbox proof, the node's lock and the termination message (proof.go).
 	proveSandbox              optionalBool
 	proveTimeout, lockTimeout time.Duration
@@ -51,6 +53,7 @@ func newFlagSet(cmd string, stderr io.Writer) (*flag.FlagSet, *flags) {
 			"every release file must match it, or the installer refuses before touching the host; empty: only the image's own SHA512SUMS is checked")
 	}
 	f.addProofFlags(cmd, fs)
+	f.addGPUFlags(cmd, fs)
 	if cmd == "plan" {
 		fs.BoolVar(&f.uninstall, "uninstall", false, "plan an uninstall instead of an install (the release flags are then ignored)")
 	}
@@ -70,6 +73,7 @@ func newFlagSet(cmd string, stderr io.Writer) (*flag.FlagSet, *flags) {
 // Whether the options fit together is installer.Resolve's to say, not this function's.
 func (f *flags) options(cmd string, stderr io.Writer) (installer.Options, error) {
 	var h slog.Handler
+	var err error
 	switch f.logFormat {
 	case "text":
 		h = slog.NewTextHandler(stderr, nil)
@@ -98,6 +102,9 @@ func (f *flags) options(cmd string, stderr io.Writer) (installer.Options, error)
 		return installer.Options{}, fmt.Errorf("--restart must be systemd or none, got %q", f.restart)
 	}
 	o.Prover = f.prover(cmd)
+	if o.GPU, err = f.gpuPreflight(cmd); err != nil {
+		return installer.Options{}, err
+	}
 	if f.labelNode {
 		// The name and the pod's service account are checked (and the client built) by installer.Resolve.
 		o.NodeLabel = &installer.NodeLabel{NodeName: os.Getenv(nodelabel.NodeNameEnv), Connect: nodelabel.InClusterClient}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/gpu"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/report"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
@@ -47,12 +48,14 @@ type Result struct {
 	Foreign []string
 	// GVisor and RunscSum are the installed runsc's version and SHA-512 (install only).
 	GVisor, RunscSum string
+	// GPU is the GPU pre-flight's verdict on a node with NVIDIA devices (Options.GPU); nil elsewhere.
+	GPU *gpu.Verdict
 }
 
 // Report is what a successful run leaves in its pod's status (package report).
 func (r Result) Report() report.Success {
 	return report.Success{Uninstall: r.Action == string(ActionUninstall), GVisor: r.GVisor, RunscSum: r.RunscSum,
-		Containerd: r.Containerd, Foreign: r.Foreign}
+		Containerd: r.Containerd, Foreign: r.Foreign, GPU: gpuReport(r.GPU)}
 }
 
 // Summary is the one line the command prints at the end of a successful run.
@@ -86,6 +89,9 @@ func (r Result) summary(prefix string) string {
 	}
 	if r.Label != "" {
 		s += "; " + r.Label
+	}
+	if g := gpuReport(r.GPU); g != nil {
+		s += "; " + g.String()
 	}
 	if len(r.Foreign) > 0 {
 		s += "; " + ForeignWarning(r.Foreign)

@@ -34,6 +34,7 @@ func (r *Run) install(ctx context.Context) (Result, error) {
 	if err != nil {
 		return res, err
 	}
+	r.checkGPU(ctx, answered, &res)
 	p, err := r.planAndApply(r.planInstall, func(p *Plan) error {
 		res.Foreign, res.GVisor, res.RunscSum = p.Foreign, p.GVisor, p.RunscSum
 		if err := r.refuseRemembered(p, &res); err != nil {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/gpu"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/restart"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
@@ -50,6 +51,10 @@ type Options struct {
 	// NodeLabel, if set, sets the node's readiness label after a verified install and removes it before an
 	// uninstall (--label-node; see NodeLabel).
 	NodeLabel *NodeLabel
+	// GPU, if set, is the GPU pre-flight (package gpu): on a node with NVIDIA devices Install has it judge the
+	// driver and turns runsc's nvproxy on for the node's sandboxes only when the shipped runsc supports it
+	// (--gpu-preflight-image, --gpu-preflight-binary). nil: nvproxy stays off.
+	GPU gpu.Preflight
 	// LockTimeout bounds the wait for another run's lock on the node (lock.go); zero means DefaultLockTimeout.
 	LockTimeout time.Duration
 

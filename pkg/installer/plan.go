@@ -138,6 +138,9 @@ func (r *Run) planInstall() (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if runscData, err = runscconfig.ForNode(runscData, runscconfig.NodeOptions{NVProxy: r.gpu != nil && r.gpu.NVProxy()}); err != nil {
+		return nil, fmt.Errorf("%s: %w", r.opts.RunscConfig, err)
+	}
 	doc, err := r.readContainerdConfig()
 	if err != nil {
 		return nil, err

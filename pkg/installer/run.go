@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"path/filepath"
 	"time"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/gpu"
 )
 
 // Action is what a Run does on the node.
@@ -30,6 +32,9 @@ type Run struct {
 	action Action
 	// planOnly marks a run of `gvisor-installer plan` (ResolvePlan): it plans and never acts.
 	planOnly bool
+	// gpu is the GPU pre-flight's verdict on this node (gpucheck.go), nil on a node without NVIDIA devices or
+	// without Options.GPU; the plan turns nvproxy on from it.
+	gpu *gpu.Verdict
 }
 
 // Resolve checks o for action, every rule at once (the error joins all that are broken, each naming its flag and

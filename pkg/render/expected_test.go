@@ -151,7 +151,7 @@ func expectedDaemonSet(p dsParams) *appsv1.DaemonSet {
 						Command: []string{
 							"/gvisor-installer", "install", "--host-root=/host", "--source=/opt/gvisor",
 							"--bin-dir=" + p.binaryPath, "--runsc-config=/etc/gvisor-installer/runsc.toml", "--prove-sandbox=" + strconv.FormatBool(!p.skipSandboxProof),
-							"--release-sums=/etc/gvisor-installer",
+							"--release-sums=/etc/gvisor-installer", "--gpu-preflight-image=" + p.image,
 							"--restart=systemd", "--ready-file=/run/gvisor-installer/ready", "--termination-message=/dev/termination-log",
 						},
 						Resources: corev1.ResourceRequirements{
@@ -173,6 +173,7 @@ func expectedDaemonSet(p dsParams) *appsv1.DaemonSet {
 							{Name: "containerd-config", MountPath: "/host/etc/containerd"},
 							{Name: "containerd-run", MountPath: "/host/run/containerd"},
 							{Name: "dbus", MountPath: "/host/run/dbus"},
+							{Name: "dev", MountPath: "/host/dev", ReadOnly: true},
 							{Name: "runsc-config", MountPath: "/etc/gvisor-installer", ReadOnly: true},
 							{Name: "state", MountPath: "/run/gvisor-installer"},
 						},
@@ -183,6 +184,7 @@ func expectedDaemonSet(p dsParams) *appsv1.DaemonSet {
 						{Name: "containerd-config", VolumeSource: hostPath("/etc/containerd", corev1.HostPathDirectoryOrCreate)},
 						{Name: "containerd-run", VolumeSource: hostPath("/run/containerd", corev1.HostPathDirectory)},
 						{Name: "dbus", VolumeSource: hostPath("/run/dbus", corev1.HostPathDirectory)},
+						{Name: "dev", VolumeSource: hostPath("/dev", corev1.HostPathDirectory)},
 						{Name: "runsc-config", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
 							LocalObjectReference: corev1.LocalObjectReference{Name: "gvisor-installation-" + p.pool + "-runsc"},
 						}}},

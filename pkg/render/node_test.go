@@ -4,6 +4,7 @@
 package render_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -44,8 +45,8 @@ func TestNodeConfigIsTheSameInBothModes(t *testing.T) {
 		t.Errorf("the OSC mode's nodes get something else (-DaemonSet +OSC):\n%s", diff)
 	}
 	want := "[runsc_config]\n  debug = \"true\"\n  debug-log = \"" + v1alpha1.DefaultDebugLog + "\"\n  metric-server = \"" + runscconfig.MetricServerAddress + "\"\n  net-raw = \"true\"\n"
-	if string(node.RunscConfig) != want || !node.SandboxMetrics || len(node.ReleaseSums) != 1 || node.ReleaseSums["arm64"] == "" {
-		t.Errorf("Node = %+v, want runsc.toml %q, sandbox metrics and arm64's sums only", node, want)
+	if string(node.RunscConfig) != want || !node.SandboxMetrics || !node.GPU || len(node.ReleaseSums) != 1 || node.ReleaseSums["arm64"] == "" {
+		t.Errorf("Node = %+v, want runsc.toml %q, sandbox metrics, GPU nodes checked and arm64's sums only", node, want)
 	}
 	var carried render.NodeConfig
 	for _, o := range ds.Pools[0].Installation.Objects() {
@@ -55,6 +56,7 @@ func TestNodeConfigIsTheSameInBothModes(t *testing.T) {
 			carried.ReleaseSums = map[string]string{"arm64": x.Data["SHA512SUMS.arm64"]}
 		case *appsv1.DaemonSet:
 			carried.Image = x.Spec.Template.Spec.Containers[0].Image
+			carried.GPU = slices.Contains(x.Spec.Template.Spec.InitContainers[0].Command, "--gpu-preflight-image="+carried.Image)
 			for _, c := range x.Spec.Template.Spec.Containers {
 				carried.SandboxMetrics = carried.SandboxMetrics || c.Name == render.MetricServerContainer
 			}
@@ -76,6 +78,44 @@ func TestNodeConfigRefusesAnArchitectureWithoutRelease(t *testing.T) {
 		})
 		if err == nil || !strings.Contains(err.Error(), `"s390x" has no gVisor release sums`) || !strings.Contains(err.Error(), "build the installation image for it") {
 			t.Errorf("%s mode: err = %v, want the architecture refused with the fix", mode, err)
+		}
+	}
+}
+
+// TestNodeConfigGPU: every pool's GPU nodes have their driver judged and turn nvproxy on themselves; runsc.toml never
+// carries nvproxy. `nvproxy: "true"` (the field's extension's GPU setting) changes nothing; `nvproxy: "false"` opts
+// the pool out: no pre-flight, no /dev in the installer.
+func TestNodeConfigGPU(t *testing.T) {
+	r := newRenderer(t, "v0.1.0-dev", "")
+	for _, c := range []struct {
+		providerConfig string
+		gpu            bool
+	}{
+		{"", true},
+		{`{"configFlags":{"nvproxy":"true"}}`, true},
+		{`{"configFlags":{"nvproxy":"false","net-raw":"true"}}`, false},
+	} {
+		objs, err := r.Shoot(render.Settings{DeliveryMode: delivery.DaemonSet}, render.ShootInput{
+			ContainerRuntimes: []*extensionsv1alpha1.ContainerRuntime{containerRuntime("gvisor", c.providerConfig)}, KubernetesVersion: "1.33.4",
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		node := objs.Pools[0].Node
+		if node.GPU != c.gpu || strings.Contains(string(node.RunscConfig), "nvproxy") {
+			t.Errorf("%s: Node.GPU = %v, runsc.toml %q; want GPU %v and no nvproxy", c.providerConfig, node.GPU, node.RunscConfig, c.gpu)
+		}
+		for _, o := range objs.Pools[0].Installation.Objects() {
+			ds, ok := o.(*appsv1.DaemonSet)
+			if !ok {
+				continue
+			}
+			installer := ds.Spec.Template.Spec.InitContainers[0]
+			preflight := slices.Contains(installer.Command, "--gpu-preflight-image="+node.Image)
+			dev := slices.ContainsFunc(installer.VolumeMounts, func(m corev1.VolumeMount) bool { return m.MountPath == "/host/dev" && m.ReadOnly })
+			if preflight != c.gpu || dev != c.gpu {
+				t.Errorf("%s: installer pre-flight %v, /host/dev read-only %v; want both %v", c.providerConfig, preflight, dev, c.gpu)
+			}
 		}
 	}
 }

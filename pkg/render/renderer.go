@@ -159,6 +159,9 @@ func (r *Renderer) renderInstallation(v InstallationValues) (*Manifests, *NodeCo
 	}
 	if node != nil {
 		values["runscToml"] = string(node.RunscConfig)
+		if !node.GPU {
+			values["gpu"] = false // the chart's default is on
+		}
 		sums := map[string]any{}
 		for arch, text := range node.ReleaseSums {
 			sums[arch] = text

@@ -76,3 +76,23 @@ func TestPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestForNode: a GPU node's table is the pool's with nvproxy on, in Table's byte form; other nodes keep the pool's
+// bytes, and never nvproxy.
+func TestForNode(t *testing.T) {
+	pool := Table(map[string]string{"platform": "systrap", "net-raw": "true"})
+	if got, err := ForNode(pool, NodeOptions{}); err != nil || string(got) != string(pool) {
+		t.Errorf("ForNode(no additions) = %q, %v, want the pool's table", got, err)
+	}
+	got, err := ForNode(pool, NodeOptions{NVProxy: true})
+	want := Table(map[string]string{"platform": "systrap", "net-raw": "true", "nvproxy": "true"})
+	if err != nil || string(got) != string(want) {
+		t.Errorf("ForNode(nvproxy) = %q, %v, want %q", got, err, want)
+	}
+	if got, err := ForNode(Empty, NodeOptions{NVProxy: true}); err != nil || string(got) != "[runsc_config]\n  nvproxy = \"true\"\n" {
+		t.Errorf("ForNode(empty, nvproxy) = %q, %v", got, err)
+	}
+	if got, err := ForNode([]byte("[runsc_config]\n  nvproxy = \"true\"\n"), NodeOptions{}); err != nil || string(got) != string(Empty) {
+		t.Errorf("ForNode(a table with nvproxy, no GPU) = %q, %v, want nvproxy off", got, err)
+	}
+}

@@ -82,15 +82,21 @@ func main() {
 
 // MetricServer builds cmd/gvisor-metric-server (its own module) as the image build does (static, stripped) and
 // returns the binary's path.
-func MetricServer(t testing.TB) string {
+func MetricServer(t testing.TB) string { return ownModule(t, "gvisor-metric-server") }
+
+// GPUCheck builds cmd/gvisor-gpu-check (its own module) as the image build does and returns the binary's path.
+func GPUCheck(t testing.TB) string { return ownModule(t, "gvisor-gpu-check") }
+
+// ownModule builds cmd/<command>, a module of its own, static and stripped, and returns the binary's path.
+func ownModule(t testing.TB, command string) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
-	out := filepath.Join(t.TempDir(), "gvisor-metric-server")
+	out := filepath.Join(t.TempDir(), command)
 	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out, ".")
-	cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..", "cmd", "gvisor-metric-server")
+	cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..", "cmd", command)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the metric server: %v\n%s", err, b)
+		t.Fatalf("building %s: %v\n%s", command, err, b)
 	}
 	return out
 }

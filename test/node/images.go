@@ -70,6 +70,16 @@ func WriteImages(dir string, tools Tools) (*Images, error) {
 	return imgs, nil
 }
 
+// WriteBinaryImage writes a docker-archive of image ref holding only binary, at inImage, as its entrypoint: a
+// static program of ours run as its own image (the installation image's gvisor-gpu-check, without the image build).
+func WriteBinaryImage(path, ref, binary, inImage string) error {
+	data, err := os.ReadFile(binary)
+	if err != nil {
+		return err
+	}
+	return writeDockerArchive(path, ref, []string{inImage}, []tarEntry{{name: strings.TrimPrefix(inImage, "/"), mode: 0o755, data: data}})
+}
+
 // buildPause compiles pause/main.go (embedded, standard library only, so GOPATH mode needs no module) for the
 // machine's architecture.
 func buildPause(dir string) ([]byte, error) {

@@ -222,29 +222,35 @@ func (n *Node) applyContainerdConfig(ctx context.Context, cfg Config) error {
 
 // importImages imports the tarballs with the release's ctr, inside the node, and checks that the CRI sees them.
 func (n *Node) importImages(ctx context.Context, imgs *Images) error {
-	for _, tarball := range []string{imgs.Pause, imgs.Busybox} {
-		cmd := n.holder.nsenter(ctx, filepath.Join(n.C.Dir, "ctr"), "--address", SocketPath, "-n", "k8s.io", "images", "import", tarball)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return n.errorf("ctr images import %s: %v\n%s", tarball, err, out)
-		}
-	}
-	// The CRI learns of imported images from containerd's events, asynchronously: wait (bounded) until it knows both.
-	deadline := time.Now().Add(20 * time.Second)
-	for _, ref := range []string{PauseImage, BusyboxImage} {
-		for {
-			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			resp, err := n.img.ImageStatus(cctx, &runtimeapi.ImageStatusRequest{Image: &runtimeapi.ImageSpec{Image: ref}})
-			cancel()
-			if err == nil && resp.GetImage() != nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				return n.errorf("CRI ImageStatus %s after the import: %v (image %v)", ref, err, resp.GetImage())
-			}
-			time.Sleep(50 * time.Millisecond)
+	for _, img := range [][2]string{{imgs.Pause, PauseImage}, {imgs.Busybox, BusyboxImage}} {
+		if err := n.ImportImage(ctx, img[0], img[1]); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// ImportImage imports tarball (docker-archive, e.g. WriteBinaryImage's) with the release's ctr, inside the node,
+// and waits until the CRI knows ref.
+func (n *Node) ImportImage(ctx context.Context, tarball, ref string) error {
+	cmd := n.holder.nsenter(ctx, filepath.Join(n.C.Dir, "ctr"), "--address", SocketPath, "-n", "k8s.io", "images", "import", tarball)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return n.errorf("ctr images import %s: %v\n%s", tarball, err, out)
+	}
+	// The CRI learns of imported images from containerd's events, asynchronously: wait (bounded) until it knows it.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		resp, err := n.img.ImageStatus(cctx, &runtimeapi.ImageStatusRequest{Image: &runtimeapi.ImageSpec{Image: ref}})
+		cancel()
+		if err == nil && resp.GetImage() != nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return n.errorf("CRI ImageStatus %s after the import: %v (image %v)", ref, err, resp.GetImage())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // HostRoot is the installer's --host-root for this node.

@@ -47,6 +47,41 @@ type Success struct {
 	// Foreign are the node paths of runtime-named files in the bin dir that the installer did not write and left
 	// alone (binaries.Foreign).
 	Foreign []string
+	// GPU is the GPU pre-flight's part, on a node with NVIDIA devices; nil elsewhere.
+	GPU *GPU
+}
+
+// GPU is what the line says about a node's NVIDIA driver:
+//
+//	...; GPU: supported NVIDIA driver 580.159.04, nvproxy on; foreign shims: none
+//	...; GPU: unknown NVIDIA driver 570.211.01, nvproxy off: install NVIDIA driver 570.195.03, ...; foreign shims: none
+type GPU struct {
+	// Status is the pre-flight's word (gpu.Status).
+	Status string
+	// Driver is the driver's version; empty when it was not read.
+	Driver string
+	// NVProxy says whether runsc's nvproxy is on for the node's sandboxes (only with a supported driver).
+	NVProxy bool
+	// Advice is what to do for GPU pods to run in gVisor; empty when nothing.
+	Advice string
+}
+
+// noDriver stands for a driver version that was not read.
+const noDriver = "unread"
+
+func (g GPU) String() string {
+	driver, state := g.Driver, "off"
+	if driver == "" {
+		driver = noDriver
+	}
+	if g.NVProxy {
+		state = "on"
+	}
+	s := fmt.Sprintf("GPU: %s NVIDIA driver %s, nvproxy %s", g.Status, driver, state)
+	if g.Advice != "" {
+		s += ": " + g.Advice
+	}
+	return s
 }
 
 // String is the line.
@@ -60,6 +95,9 @@ func (s Success) String() string {
 			containerd = unknownContainerd
 		}
 		fmt.Fprintf(&b, "installed gVisor %s (runsc sha512:%s) on %s", s.GVisor, shortSum(s.RunscSum), containerd)
+		if s.GPU != nil {
+			b.WriteString("; " + s.GPU.String())
+		}
 	}
 	b.WriteString("; foreign shims: " + foreignList(s.Foreign))
 	return Bound(b.String())
@@ -83,7 +121,8 @@ func foreignList(paths []string) string {
 }
 
 var (
-	installedLine   = regexp.MustCompile(`^installed gVisor (\S+) \(runsc sha512:([0-9a-f]*)\) on (.+?); foreign shims: (.*)$`)
+	installedLine = regexp.MustCompile(`^installed gVisor (\S+) \(runsc sha512:([0-9a-f]*)\) on (.+?)` +
+		`(?:; GPU: (\S+) NVIDIA driver (\S+), nvproxy (on|off)(?:: (.*?))?)?; foreign shims: (.*)$`)
 	uninstalledLine = regexp.MustCompile(`^uninstalled gVisor; foreign shims: (.*)$`)
 )
 
@@ -93,9 +132,15 @@ var (
 func Parse(line string) (s Success, ok bool) {
 	line = strings.TrimSpace(line)
 	if m := installedLine.FindStringSubmatch(line); m != nil {
-		s = Success{GVisor: m[1], RunscSum: m[2], Containerd: m[3], Foreign: parseForeign(m[4])}
+		s = Success{GVisor: m[1], RunscSum: m[2], Containerd: m[3], Foreign: parseForeign(m[8])}
 		if s.Containerd == unknownContainerd {
 			s.Containerd = ""
+		}
+		if m[4] != "" {
+			s.GPU = &GPU{Status: m[4], Driver: m[5], NVProxy: m[6] == "on", Advice: m[7]}
+			if s.GPU.Driver == noDriver {
+				s.GPU.Driver = ""
+			}
 		}
 		return s, true
 	}

@@ -32,6 +32,26 @@ func TestSuccessLine(t *testing.T) {
 			back: report.Success{GVisor: "unknown", RunscSum: "0123456789ab", Foreign: foreign},
 		},
 		{
+			in: report.Success{GVisor: "v1", RunscSum: sum, Containerd: "containerd 2.4.2",
+				GPU: &report.GPU{Status: "supported", Driver: "580.159.04", NVProxy: true}},
+			want: "installed gVisor v1 (runsc sha512:0123456789ab) on containerd 2.4.2; GPU: supported NVIDIA driver 580.159.04, nvproxy on; foreign shims: none",
+			back: report.Success{GVisor: "v1", RunscSum: "0123456789ab", Containerd: "containerd 2.4.2",
+				GPU: &report.GPU{Status: "supported", Driver: "580.159.04", NVProxy: true}},
+		},
+		{
+			in: report.Success{GVisor: "v1", RunscSum: sum, Containerd: "containerd 2.4.2", Foreign: foreign[:1],
+				GPU: &report.GPU{Status: "unknown", Driver: "570.211.01", Advice: "install NVIDIA driver 570.195.03, the nearest of its branch"}},
+			want: "installed gVisor v1 (runsc sha512:0123456789ab) on containerd 2.4.2; GPU: unknown NVIDIA driver 570.211.01, nvproxy off: " +
+				"install NVIDIA driver 570.195.03, the nearest of its branch; foreign shims: " + foreign[0],
+			back: report.Success{GVisor: "v1", RunscSum: "0123456789ab", Containerd: "containerd 2.4.2", Foreign: foreign[:1],
+				GPU: &report.GPU{Status: "unknown", Driver: "570.211.01", Advice: "install NVIDIA driver 570.195.03, the nearest of its branch"}},
+		},
+		{
+			in:   report.Success{GVisor: "v1", RunscSum: sum, GPU: &report.GPU{Status: "unreadable", Advice: "the driver did not answer"}},
+			want: "installed gVisor v1 (runsc sha512:0123456789ab) on containerd unknown; GPU: unreadable NVIDIA driver unread, nvproxy off: the driver did not answer; foreign shims: none",
+			back: report.Success{GVisor: "v1", RunscSum: "0123456789ab", GPU: &report.GPU{Status: "unreadable", Advice: "the driver did not answer"}},
+		},
+		{
 			in:   report.Success{Uninstall: true},
 			want: "uninstalled gVisor; foreign shims: none",
 			back: report.Success{Uninstall: true},

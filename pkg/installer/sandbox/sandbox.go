@@ -289,13 +289,14 @@ func (c CRI) removeAll(ctx context.Context, rs runtimeapi.RuntimeServiceClient) 
 	return removed, errors.Join(errs...)
 }
 
-// ours: s is a proof sandbox, as config makes them: our label and name in SandboxNamespace, and none of the labels
+// ours: s is a proof sandbox, as config makes them, or a one-shot's (OneShot): our label and name in SandboxNamespace, and none of the labels
 // the kubelet gives every sandbox it creates. A tenant can label a pod like a proof sandbox, and name it like one in
 // a namespace of its own, but cannot keep the kubelet from labelling its sandbox with the pod's UID.
 func ours(s *runtimeapi.PodSandbox) bool {
 	_, kubelet := s.GetLabels()[kubeletPodUIDLabel]
+	name := s.GetMetadata().GetName()
 	return s.GetLabels()[LabelKey] == labelValue && !kubelet &&
-		s.GetMetadata().GetName() == SandboxName && s.GetMetadata().GetNamespace() == SandboxNamespace
+		(name == SandboxName || name == OneShotName) && s.GetMetadata().GetNamespace() == SandboxNamespace
 }
 
 // runtimeType reads runtimeType from containerd's verbose sandbox info (JSON under "info").

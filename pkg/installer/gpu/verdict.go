@@ -1,0 +1,68 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
+package gpu
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Status is the pre-flight's word for a node's driver (cmd/gvisor-gpu-check/preflight's, read back here).
+type Status string
+
+// The pre-flight's words (a test holds them to gvisor-gpu-check's).
+const (
+	NoDevices   Status = "no-devices"
+	Supported   Status = "supported"
+	Unsupported Status = "unsupported"
+	Unknown     Status = "unknown"
+	Malformed   Status = "malformed"
+	Unreadable  Status = "unreadable"
+)
+
+// Verdict is gvisor-gpu-check's JSON verdict.
+type Verdict struct {
+	Status   Status   `json:"status"`
+	Driver   string   `json:"driver,omitempty"`
+	Nearest  string   `json:"nearest,omitempty"`
+	Branches []string `json:"branches,omitempty"`
+	GVisor   string   `json:"gvisor"`
+	Message  string   `json:"message"`
+}
+
+// NVProxy says whether runsc's nvproxy may be on for the node's sandboxes: only with a driver the shipped runsc
+// supports.
+func (v Verdict) NVProxy() bool { return v.Status == Supported }
+
+// Problem says whether the verdict is one an operator must act on: a GPU node whose driver GPU pods cannot use.
+func (v Verdict) Problem() bool { return v.Status != Supported && v.Status != NoDevices }
+
+// Parse reads the one verdict gvisor-gpu-check prints; anything else (a field or status it does not know, more
+// than one value) is an error naming what came.
+func Parse(out []byte) (Verdict, error) {
+	var v Verdict
+	dec := json.NewDecoder(bytes.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		return Verdict{}, fmt.Errorf("reading the GPU pre-flight's verdict %q: %w", bound(out), err)
+	}
+	if dec.More() {
+		return Verdict{}, fmt.Errorf("the GPU pre-flight printed more than one verdict: %q", bound(out))
+	}
+	switch v.Status {
+	case NoDevices, Supported, Unsupported, Unknown, Malformed, Unreadable:
+		return v, nil
+	}
+	return Verdict{}, fmt.Errorf("the GPU pre-flight's verdict has status %q, which this installer does not know: %q", v.Status, bound(out))
+}
+
+// bound keeps an error's quote of the pre-flight's output short.
+func bound(out []byte) []byte {
+	const limit = 512
+	if len(out) > limit {
+		return append(out[:limit:limit], "..."...)
+	}
+	return out
+}

@@ -1,0 +1,92 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
+package installer_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/gpu"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/report"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
+)
+
+// preflight is an injected GPU pre-flight: its verdict or error, and how often it was asked.
+type preflight struct {
+	v     gpu.Verdict
+	err   error
+	calls int
+}
+
+func (p *preflight) Check(context.Context) (gpu.Verdict, error) {
+	p.calls++
+	return p.v, p.err
+}
+
+// TestGPUNodeTurnsNVProxyOn: nvproxy is on in a node's runsc.toml exactly when the node has NVIDIA devices and the
+// pre-flight says the driver is supported, whatever the pool's table says; a driver GPU pods cannot use never fails
+// the install (every other gVisor pod still runs there) and the report names it with the fix.
+func TestGPUNodeTurnsNVProxyOn(t *testing.T) {
+	h := newHost(t, readTestdata(t, "configs/default-2.4.toml"))
+	pf := &preflight{}
+	o := h.options()
+	o.GPU = pf
+	// A hand-written pool table that asks for nvproxy node-wide, as the field's extension wrote it.
+	o.RunscConfig = filepath.Join(t.TempDir(), "runsc.toml")
+	writeFile(t, o.RunscConfig, []byte("[runsc_config]\n  net-raw = \"true\"\n  nvproxy = \"true\"\n"))
+	installed := func() string {
+		t.Helper()
+		p, err := hostfs.ResolveUnder(h.path("/"), runscconfig.NodePath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	install := func(what string) installer.Result {
+		t.Helper()
+		res, err := installer.Install(context.Background(), o)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return res
+	}
+
+	res := install("a node without NVIDIA devices")
+	if pf.calls != 0 || res.GPU != nil || res.Report().GPU != nil || strings.Contains(installed(), "nvproxy") {
+		t.Errorf("no devices: pre-flight asked %d times, verdict %v, runsc.toml %q; want no pre-flight and nvproxy off", pf.calls, res.GPU, installed())
+	}
+
+	h.write(t, gpu.ControlDevice, nil) // the pre-flight is injected: HasDevices only looks for the node path
+	pf.v = gpu.Verdict{Status: gpu.Supported, Driver: "580.159.04", GVisor: "v1"}
+	res = install("a GPU node with a supported driver")
+	if pf.calls != 1 || !strings.Contains(installed(), "  nvproxy = \"true\"\n") || !strings.Contains(installed(), "  net-raw = \"true\"\n") {
+		t.Errorf("supported driver: pre-flight asked %d times, runsc.toml %q; want nvproxy on and the pool's flags", pf.calls, installed())
+	}
+	line := res.Report().String()
+	if back, ok := report.Parse(line); !ok || back.GPU == nil || !back.GPU.NVProxy || back.GPU.Driver != "580.159.04" || back.GPU.Advice != "" {
+		t.Errorf("report %q: want the supported driver and nvproxy on", line)
+	}
+
+	pf.v = gpu.Verdict{Status: gpu.Unknown, Driver: "570.211.01", Nearest: "570.195.03", GVisor: "v1"}
+	res = install("a GPU node whose driver the runsc does not know")
+	if strings.Contains(installed(), "nvproxy") || !strings.Contains(res.Summary(), "GPU: unknown NVIDIA driver 570.211.01, nvproxy off: install NVIDIA driver 570.195.03") {
+		t.Errorf("unknown driver: runsc.toml %q, summary %q; want nvproxy off and the driver to install", installed(), res.Summary())
+	}
+
+	pf.v, pf.err = gpu.Verdict{}, errors.New("the node does not have the image")
+	res = install("a GPU node whose pre-flight did not run")
+	if strings.Contains(installed(), "nvproxy") || res.GPU == nil || res.GPU.Status != gpu.Unreadable || !strings.Contains(res.Report().String(), "the node does not have the image") {
+		t.Errorf("pre-flight failed: runsc.toml %q, report %q; want nvproxy off and the reason", installed(), res.Report())
+	}
+}

@@ -1,0 +1,70 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
+package installer
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/gpu"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/report"
+)
+
+// checkGPU runs the GPU pre-flight (Options.GPU) on a node with NVIDIA devices and keeps its verdict for the plan
+// (nvproxy on only with a supported driver) and the report. It never fails the install: a GPU node whose driver
+// GPU pods cannot use still runs every other gVisor pod, with nvproxy off, and its report says what to fix. The
+// pre-flight's container needs containerd: with containerd down (answered false) the verdict is that the driver
+// was not read, and the next run reads it.
+func (r *Run) checkGPU(ctx context.Context, answered bool, res *Result) {
+	if r.opts.GPU == nil {
+		return
+	}
+	log := r.opts.Logger
+	present, err := gpu.HasDevices(r.opts.HostRoot)
+	switch {
+	case err != nil:
+		r.gpu = &gpu.Verdict{Status: gpu.Unreadable, Message: err.Error()}
+	case !present:
+		log.Info("no NVIDIA devices: nvproxy stays off", "step", "gpu-preflight", "device", gpu.ControlDevice)
+		return
+	case !answered:
+		r.gpu = &gpu.Verdict{Status: gpu.Unreadable, Message: "containerd did not answer before the install, so the GPU pre-flight did not run; the next run checks the driver"}
+	default:
+		v, err := r.opts.GPU.Check(ctx)
+		if err != nil {
+			v = gpu.Verdict{Status: gpu.Unreadable, Message: err.Error()}
+		}
+		r.gpu = &v
+	}
+	res.GPU = r.gpu
+	if r.gpu.NVProxy() {
+		log.Info("NVIDIA driver supported: nvproxy on for this node's sandboxes", "step", "gpu-preflight", "driver", r.gpu.Driver, "gvisor", r.gpu.GVisor)
+		return
+	}
+	log.Warn("GPU pods cannot run in gVisor on this node: nvproxy stays off", "step", "gpu-preflight", "status", string(r.gpu.Status),
+		"driver", r.gpu.Driver, "reason", r.gpu.Message)
+}
+
+// gpuReport is the report line's GPU part of verdict v (nil: none).
+func gpuReport(v *gpu.Verdict) *report.GPU {
+	if v == nil {
+		return nil
+	}
+	return &report.GPU{Status: string(v.Status), Driver: v.Driver, NVProxy: v.NVProxy(), Advice: gpuAdvice(*v)}
+}
+
+// gpuAdvice is what an operator does about v: nothing for a supported driver, else the driver to install (the
+// pre-flight's nearest supported version of the branch, or the supported branches), or the pre-flight's reason.
+func gpuAdvice(v gpu.Verdict) string {
+	switch {
+	case v.Status == gpu.Supported:
+		return ""
+	case v.Nearest != "":
+		return fmt.Sprintf("install NVIDIA driver %s, the nearest of its branch that the shipped runsc (gVisor %s) supports", v.Nearest, v.GVisor)
+	case len(v.Branches) > 0:
+		return fmt.Sprintf("the shipped runsc (gVisor %s) supports no driver of this branch; install one of %s", v.GVisor, strings.Join(v.Branches, ", "))
+	}
+	return v.Message
+}
