@@ -17,6 +17,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdversion"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/gpu"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
@@ -52,7 +53,9 @@ func runProve(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		hostRoot: f.hostRoot, binDir: f.binDir, runscConfig: f.runscConfig, registration: f.registration, log: log,
 		prover: sandbox.CRI{Socket: filepath.Join(f.hostRoot, verify.CRISocket), Timeout: f.timeout, CgroupParent: f.cgroupParent, Creator: versionString() + " prove"},
 	}
+	gpuLine := f.nodeGPU(ctx, log)
 	verdict, err := p.run(ctx)
+	verdict += gpuLine
 	if err != nil {
 		line := terminationLine("prove", err, verdict)
 		if f.termination != "" {
@@ -67,9 +70,30 @@ func runProve(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return 0
 }
 
+// nodeGPU sets nvproxy in runsc.toml for this node's driver (--gpu-preflight-binary, installer.NodeGPU) and returns
+// the verdict's part of prove's line ("" without the flag or NVIDIA devices). It never fails the proof: every gVisor
+// pod but a GPU pod runs on a node whose driver the shipped runsc does not support, and the line says what to fix.
+func (f *proveFlags) nodeGPU(ctx context.Context, log *slog.Logger) string {
+	if f.gpuBinary == "" {
+		return ""
+	}
+	v, err := installer.NodeGPU{
+		HostRoot: f.hostRoot, RunscConfig: f.runscConfig, Logger: log,
+		Preflight: gpu.Exec{Binary: filepath.Join(f.hostRoot, f.gpuBinary), HostRoot: f.hostRoot},
+	}.Apply(ctx)
+	if err != nil {
+		log.Warn("runsc.toml not set for this node's GPUs", "step", "gpu-node", "error", err.Error())
+	}
+	if g := installer.GPUReport(v); g != nil {
+		return "; " + g.String()
+	}
+	return ""
+}
+
 // proveFlags are prove's flags.
 type proveFlags struct {
 	hostRoot, binDir, runscConfig, cgroupParent, termination string
+	gpuBinary                                                string
 	timeout, registration                                    time.Duration
 }
 
@@ -86,6 +110,9 @@ func parseProve(args []string, stderr io.Writer) (*proveFlags, int) {
 		"(node-agent restarts containerd on its new config in parallel with this unit)")
 	fs.StringVar(&f.cgroupParent, "cgroup-parent", "", "the proof sandbox's cgroup parent; empty: the kubelet's BestEffort QoS cgroup in containerd's cgroup driver (tests without a kubelet set their own)")
 	fs.StringVar(&f.termination, "termination-message", "", "on failure, also write the one-line reason to this file (created or replaced)")
+	fs.StringVar(&f.gpuBinary, "gpu-preflight-binary", "", "node path of gvisor-gpu-check: before the proof, judge this node's NVIDIA driver (on a node with "+
+		gpu.ControlDevice+") and turn runsc's nvproxy on in --runsc-config exactly for a supported driver (the OperatingSystemConfig mode: "+
+		"node-agent writes the pool's runsc.toml, the same on every node); a runsc.toml that is a link (the DaemonSet mode's release layout) is left alone")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, 0

@@ -55,7 +55,7 @@ type Result struct {
 // Report is what a successful run leaves in its pod's status (package report).
 func (r Result) Report() report.Success {
 	return report.Success{Uninstall: r.Action == string(ActionUninstall), GVisor: r.GVisor, RunscSum: r.RunscSum,
-		Containerd: r.Containerd, Foreign: r.Foreign, GPU: gpuReport(r.GPU)}
+		Containerd: r.Containerd, Foreign: r.Foreign, GPU: GPUReport(r.GPU)}
 }
 
 // Summary is the one line the command prints at the end of a successful run.
@@ -90,7 +90,7 @@ func (r Result) summary(prefix string) string {
 	if r.Label != "" {
 		s += "; " + r.Label
 	}
-	if g := gpuReport(r.GPU); g != nil {
+	if g := GPUReport(r.GPU); g != nil {
 		s += "; " + g.String()
 	}
 	if len(r.Foreign) > 0 {

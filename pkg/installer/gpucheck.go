@@ -47,8 +47,8 @@ func (r *Run) checkGPU(ctx context.Context, answered bool, res *Result) {
 		"driver", r.gpu.Driver, "reason", r.gpu.Message)
 }
 
-// gpuReport is the report line's GPU part of verdict v (nil: none).
-func gpuReport(v *gpu.Verdict) *report.GPU {
+// GPUReport is the report line's GPU part of verdict v (nil: none), for install's report and prove's line.
+func GPUReport(v *gpu.Verdict) *report.GPU {
 	if v == nil {
 		return nil
 	}

@@ -125,8 +125,8 @@ spec:
     configFlags:
       nvproxy: "true"
 `),
-			// runsc turns nvproxy on per pod from its GPU devices; node-wide it breaks every sandbox on a node without
-			// them (v1alpha1.PerPodFlags), so the Shoot keeps working and the flag stays off the node.
+			// Each GPU node turns nvproxy on itself once its driver passed the pre-flight; from the pool it would break
+			// every sandbox on a node without a supported driver (v1alpha1.NodeDecidedFlags).
 			runscToml: "[runsc_config]\n",
 		},
 		{

@@ -39,11 +39,11 @@ type Options struct {
 }
 
 // Flags are the flags runsc gets on a pool's nodes: the pool's providerConfig.configFlags, already allowed
-// (v1alpha1.ValidateFlags), with their defaults (v1alpha1.WithDefaults), without those runsc decides per pod
-// (v1alpha1.PerPodFlags: nvproxy), and with the extension's own. pool is not changed.
+// (v1alpha1.ValidateFlags), with their defaults (v1alpha1.WithDefaults), without those each node decides itself
+// (v1alpha1.NodeDecidedFlags: nvproxy, ForNode), and with the extension's own. pool is not changed.
 func Flags(pool map[string]string, o Options) map[string]string {
 	flags := v1alpha1.WithDefaults(pool)
-	for _, name := range v1alpha1.PerPodFlags() {
+	for _, name := range v1alpha1.NodeDecidedFlags() {
 		if _, set := flags[name]; set {
 			flags = maps.Clone(flags)
 			delete(flags, name)

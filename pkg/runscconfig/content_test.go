@@ -29,7 +29,7 @@ func TestFlags(t *testing.T) {
 	}
 	gpu := map[string]string{"nvproxy": "true", "nvproxy-allowed-driver-capabilities": "compute,utility,graphics"}
 	if got := Flags(gpu, Options{}); !maps.Equal(got, map[string]string{"nvproxy-allowed-driver-capabilities": "compute,utility,graphics"}) || gpu["nvproxy"] != "true" {
-		t.Errorf("Flags(%v) = %v, want nvproxy dropped (runsc decides it per pod) and the pool unchanged", gpu, got)
+		t.Errorf("Flags(%v) = %v, want nvproxy dropped (each node decides it) and the pool unchanged", gpu, got)
 	}
 	if got := Flags(map[string]string{"nvproxy": "false"}, Options{}); got != nil {
 		t.Errorf("Flags(nvproxy only) = %v, want none", got)

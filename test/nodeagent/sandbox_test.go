@@ -53,9 +53,14 @@ func newSuite(t testing.TB) *suite {
 	if err != nil {
 		t.Fatal(err)
 	}
+	gpuCheck, err := os.ReadFile(installertest.GPUCheck(t))
+	if err != nil {
+		t.Fatal(err)
+	}
 	files := []imageFile{
 		{path: "gvisor-installer", mode: 0o755, data: buildInstaller(t, t.TempDir())},
 		{path: oscwebhook.MetricServerBinary, mode: 0o755, data: metricServer},
+		{path: oscwebhook.GPUCheckBinary, mode: 0o755, data: gpuCheck},
 	}
 	for _, name := range []string{"runsc", nodetest.ShimName} {
 		data, err := os.ReadFile(filepath.Join(gvisorDir, name))

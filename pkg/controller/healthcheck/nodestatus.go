@@ -49,6 +49,9 @@ func nodesResult(pool string, nodes []corev1.Node, pods []corev1.Pod) *healthche
 			continue
 		}
 		if podReady(p) {
+			if gpu := gpuProblem(p); gpu != "" {
+				notReady = append(notReady, notReadyNode{name: n.Name, reason: gpu, failed: true})
+			}
 			continue
 		}
 		reason, failed := podReason(p)
@@ -72,6 +75,18 @@ func nodesResult(pool string, nodes []corev1.Node, pods []corev1.Pod) *healthche
 	}
 	threshold := installingThreshold
 	return &healthcheck.SingleCheckResult{Status: gardencorev1beta1.ConditionProgressing, Detail: detail, ProgressingThreshold: &threshold}
+}
+
+// gpuProblem is why GPU pods cannot run in gVisor on p's node, from its installer's report: a GPU node whose
+// NVIDIA driver the shipped runsc does not support (or whose driver could not be read), with the driver to
+// install; "" for any other node. Such a node runs every other gVisor pod, but a GPU pool exists for its GPU pods,
+// and each of them would fail there with nothing but "waiting for sandbox to start: EOF".
+func gpuProblem(p *corev1.Pod) string {
+	r, ok := InstallerReport(p)
+	if !ok || r.GPU == nil || r.GPU.NVProxy {
+		return ""
+	}
+	return "GPU pods cannot run in gVisor: " + r.GPU.String()
 }
 
 // notReadyMessage: `gVisor is not ready on 2 of 3 nodes of worker pool "a": node-1 (CrashLoopBackOff: containerd

@@ -142,3 +142,29 @@ func TestBoundKeepsTheCause(t *testing.T) {
 		t.Errorf("bound changed a short reason: %q", bound(short))
 	}
 }
+
+// TestNodesResultNamesGPUNodesGPUPodsCannotUse: a Ready node whose installer found a driver the shipped runsc does
+// not support is not ready for the pool's GPU pods; the condition names it with the driver to install. A GPU node
+// with a supported driver and a node without GPUs are ready.
+func TestNodesResultNamesGPUNodesGPUPodsCannotUse(t *testing.T) {
+	installed := func(node, line string) corev1.Pod {
+		p := pod(node, true)
+		p.Status.InitContainerStatuses = []corev1.ContainerStatus{{Name: "installer", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+			ExitCode: 0, Reason: "Completed", Message: line + "\n"}}}}
+		return p
+	}
+	const head = "installed gVisor v1 (runsc sha512:0123456789ab) on containerd 2.4.2"
+	pods := []corev1.Pod{
+		installed("cpu", head+"; foreign shims: none"),
+		installed("gpu-ok", head+"; GPU: supported NVIDIA driver 580.159.04, nvproxy on; foreign shims: none"),
+		installed("gpu-bad", head+"; GPU: unknown NVIDIA driver 570.211.01, nvproxy off: install NVIDIA driver 570.195.03, the nearest of its branch; foreign shims: none"),
+	}
+	r := nodesResult("gpu", []corev1.Node{node("cpu"), node("gpu-ok"), node("gpu-bad")}, pods)
+	want := `gVisor is not ready on 1 of 3 nodes of worker pool "gpu": gpu-bad (GPU pods cannot run in gVisor: GPU: unknown NVIDIA driver 570.211.01, nvproxy off: install NVIDIA driver 570.195.03, the nearest of its branch)`
+	if r.Status != gardencorev1beta1.ConditionFalse || r.Detail != want {
+		t.Errorf("nodesResult = %s %q, want False %q", r.Status, r.Detail, want)
+	}
+	if r := nodesResult("gpu", []corev1.Node{node("cpu"), node("gpu-ok")}, pods[:2]); r.Status != gardencorev1beta1.ConditionTrue {
+		t.Errorf("a CPU node and a GPU node with a supported driver: %s %q, want True", r.Status, r.Detail)
+	}
+}

@@ -72,15 +72,21 @@ func (c CRI) Check(ctx context.Context) (Verdict, error) {
 
 // Exec runs the pre-flight binary on the host (the OperatingSystemConfig mode's units run as root there).
 type Exec struct {
-	// Binary is the pre-flight's node path.
+	// Binary is the pre-flight's path as this process sees it.
 	Binary string
+	// HostRoot is where the node's / is ("" or "/" on the node itself; the check enters it with chroot(2)).
+	HostRoot string
 }
 
 // Check implements Preflight.
 func (e Exec) Check(ctx context.Context) (Verdict, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, e.Binary, "preflight", "--host-root=/")
+	root := e.HostRoot
+	if root == "" {
+		root = "/"
+	}
+	cmd := exec.CommandContext(ctx, e.Binary, "preflight", "--host-root="+root)
 	var stderr limitedBuffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

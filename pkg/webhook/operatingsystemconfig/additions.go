@@ -28,6 +28,11 @@ const (
 	ProofTimerName = "gvisor-sandbox-proof.timer"
 	// InstallerBinary is the installer's file name in the binaryPath (it runs the sandbox proof).
 	InstallerBinary = "gvisor-installer"
+	// GPUCheckBinary is the GPU pre-flight's file name in the binaryPath: the proof unit has it judge a GPU node's
+	// driver and turns nvproxy on in runsc.toml for a supported one (gvisor-installer prove --gpu-preflight-binary).
+	GPUCheckBinary = "gvisor-gpu-check"
+	// gpuCheckInImage is its path in the installation image (pkg/images.GPUCheckPath).
+	gpuCheckInImage = "/gvisor-gpu-check"
 	// DropInPath is the DaemonSet installer's containerd drop-in (containerd 2.x registers runsc there). The OSC
 	// claims it with a comment-only file: on a switch from the DaemonSet mode node-agent overwrites the drop-in
 	// (runsc is then registered in config.toml only, with the same values), and deletes it with our other files
@@ -102,7 +107,11 @@ func (e *Ensurer) additions(pr *poolRuntime) (*Additions, error) {
 
 	binDir := pr.cr.Spec.BinaryPath
 	files := []extensionsv1alpha1.File{inlineFile(runscconfig.NodePath, string(node.RunscConfig))}
-	for _, f := range imageFiles {
+	fromImage := imageFiles
+	if node.GPU {
+		fromImage = append(slices.Clone(imageFiles), [2]string{GPUCheckBinary, gpuCheckInImage})
+	}
+	for _, f := range fromImage {
 		files = append(files, extensionsv1alpha1.File{
 			Path:        path.Join(binDir, f[0]),
 			Permissions: ptr.To[uint32](binaryPermissions),
@@ -111,8 +120,9 @@ func (e *Ensurer) additions(pr *poolRuntime) (*Additions, error) {
 			}},
 		})
 	}
-	// The proof is re-run when what it proves changes: the binaries and runsc.toml, not the drop-in claim (nor the
-	// metric server, which the proof does not run).
+	// The proof is re-run when what it proves changes: the binaries (the GPU pre-flight's too, which sets runsc.toml
+	// for the node's driver before the proof) and runsc.toml, not the drop-in claim (nor the metric server, which the
+	// proof does not run).
 	proven := slices.Clone(files)
 	files = append(files, inlineFile(DropInPath, DropInClaim))
 	if node.SandboxMetrics {
@@ -129,7 +139,7 @@ func (e *Ensurer) additions(pr *poolRuntime) (*Additions, error) {
 		},
 	}
 	if !e.opts.SkipSandboxProof {
-		add.Units = []extensionsv1alpha1.Unit{proofUnit(binDir, proven), proofTimer(e.reproveInterval())}
+		add.Units = []extensionsv1alpha1.Unit{proofUnit(binDir, proven, node.GPU), proofTimer(e.reproveInterval())}
 	}
 	if node.SandboxMetrics {
 		add.Units = append(add.Units, metricServerUnit(binDir))
@@ -157,12 +167,19 @@ func inlineFile(path, data string) extensionsv1alpha1.File {
 // that stays active cannot be started again, and its timer (proofTimer) starts it every re-proof interval. So
 // after a proof the unit is inactive (dead), which node-agent's systemd-unit check counts healthy for a oneshot,
 // or failed, which it reports in the Node's SystemdUnitsReady condition, until a later proof succeeds again.
-func proofUnit(binDir string, files []extensionsv1alpha1.File) extensionsv1alpha1.Unit {
+// With gpu (render.NodeConfig.GPU) each run first sets nvproxy in runsc.toml for the node's NVIDIA driver
+// (--gpu-preflight-binary, installer.NodeGPU): after node-agent wrote the pool's runsc.toml, and every re-proof
+// interval, so a driver loaded or upgraded after boot is judged then.
+func proofUnit(binDir string, files []extensionsv1alpha1.File, gpu bool) extensionsv1alpha1.Unit {
 	var paths []string
 	for _, f := range files {
 		paths = append(paths, f.Path)
 	}
 	slices.Sort(paths)
+	prove := path.Join(binDir, InstallerBinary) + " prove --host-root=/ --bin-dir=" + binDir + " --runsc-config=" + runscconfig.NodePath
+	if gpu {
+		prove += " --gpu-preflight-binary=" + path.Join(binDir, GPUCheckBinary)
+	}
 	content := strings.Join([]string{
 		"[Unit]",
 		"Description=gVisor sandbox proof: start one runsc sandbox over CRI (gardener-extension-runtime-gvisor)",
@@ -171,7 +188,7 @@ func proofUnit(binDir string, files []extensionsv1alpha1.File) extensionsv1alpha
 		"",
 		"[Service]",
 		"Type=oneshot",
-		"ExecStart=" + path.Join(binDir, InstallerBinary) + " prove --host-root=/ --bin-dir=" + binDir + " --runsc-config=" + runscconfig.NodePath,
+		"ExecStart=" + prove,
 		"",
 		"[Install]",
 		"WantedBy=multi-user.target",

@@ -76,7 +76,8 @@ func defaultOwnership() ownership {
 	for _, f := range imageFiles {
 		o.files = append(o.files, extensionsv1alpha1.ContainerDRuntimeContainersBinFolder+"/"+f[0])
 	}
-	o.files = append(o.files, extensionsv1alpha1.ContainerDRuntimeContainersBinFolder+"/"+MetricServerBinary)
+	o.files = append(o.files, extensionsv1alpha1.ContainerDRuntimeContainersBinFolder+"/"+MetricServerBinary,
+		extensionsv1alpha1.ContainerDRuntimeContainersBinFolder+"/"+GPUCheckBinary)
 	return o
 }
 

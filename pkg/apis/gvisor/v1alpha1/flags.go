@@ -41,11 +41,11 @@ var allowedFlags = map[string]flagSpec{
 	"debug-log": {allowed: debugLogAllowed, check: checkDebugLog},
 	// strace logs the sandboxed application's system calls to debug-log (DefaultDebugLog when unset).
 	"strace": {allowed: "true or false", enum: boolValues},
-	// nvproxy is accepted for Shoots written for the field's extension and never reaches a node (PerPodFlags):
-	// runsc turns NVIDIA GPU support on by itself for exactly the containers whose spec carries /dev/nvidiactl (a
-	// device plugin's or CDI's injection) or NVIDIA's hook, and cannot turn it off for them; node-wide, "true" only
-	// breaks every sandbox on a node without NVIDIA devices (a CPU node of a mixed pool, a GPU node before its
-	// driver loaded).
+	// nvproxy is accepted for Shoots written for the field's extension and never reaches a node's runsc.toml from
+	// the pool (NodeDecidedFlags): each node turns it on itself when its NVIDIA driver passes the GPU pre-flight
+	// (runscconfig.ForNode), since node-wide on a node without a supported driver it fails every sandbox there (a
+	// CPU node of a mixed pool, a GPU node before its driver loaded). "false" opts the pool's nodes out
+	// (runscconfig.GPU).
 	"nvproxy": {allowed: "true or false", enum: boolValues},
 	// nvproxy-allowed-driver-capabilities are the NVIDIA driver capabilities a GPU container may ask for
 	// (NVIDIA_DRIVER_CAPABILITIES); runsc's default is compute,utility. Privileged ones stay out: checkDriverCaps.
@@ -102,12 +102,12 @@ func WithDefaults(flags map[string]string) map[string]string {
 	return out
 }
 
-// perPodFlags are allowed flags that runsc decides per pod from the pod's spec, so a pool's runsc.toml never
-// carries them (runscconfig.Flags drops them).
-var perPodFlags = []string{"nvproxy"}
+// nodeDecidedFlags are allowed flags that each node decides for itself, so a pool's runsc.toml never carries them
+// (runscconfig.Flags drops them; runscconfig.ForNode sets them per node).
+var nodeDecidedFlags = []string{"nvproxy"}
 
-// PerPodFlags returns the allowed flags that never reach a node's runsc.toml, sorted.
-func PerPodFlags() []string { return slices.Clone(perPodFlags) }
+// NodeDecidedFlags returns the allowed flags that never reach a node's runsc.toml from the pool, sorted.
+func NodeDecidedFlags() []string { return slices.Clone(nodeDecidedFlags) }
 
 // AllowedFlags returns the names of the runsc flags a GVisorConfiguration may set, sorted.
 func AllowedFlags() []string {
