@@ -13,7 +13,7 @@ import (
 )
 
 // TestRunPrintsOneVerdict: the command's output is one JSON verdict (the installer's contract), and usage errors
-// are errors, not verdicts.
+// (and a probe without a driver) are errors, not output.
 func TestRunPrintsOneVerdict(t *testing.T) {
 	var out bytes.Buffer
 	if err := run([]string{"preflight", "--driver-version=580.159.04"}, &out); err != nil {
@@ -28,7 +28,8 @@ func TestRunPrintsOneVerdict(t *testing.T) {
 	if dec.More() {
 		t.Error("more than one JSON value on stdout")
 	}
-	for _, args := range [][]string{nil, {"check"}, {"preflight", "extra"}, {"preflight", "--no-such-flag"}} {
+	for _, args := range [][]string{nil, {"check"}, {"preflight", "extra"}, {"preflight", "--no-such-flag"}, {"probe", "extra"},
+		{"probe", "--control=" + t.TempDir() + "/nvidiactl"}} {
 		out.Reset()
 		if err := run(args, &out); err == nil || out.Len() != 0 {
 			t.Errorf("run(%q) = %v with output %q, want a usage error and no verdict", args, err, out.String())

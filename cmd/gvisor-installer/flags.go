@@ -105,6 +105,7 @@ func (f *flags) options(cmd string, stderr io.Writer) (installer.Options, error)
 	if o.GPU, err = f.gpuPreflight(cmd); err != nil {
 		return installer.Options{}, err
 	}
+	o.GPUProver = gpuProver(o.GPU, o.Prover != nil)
 	if f.labelNode {
 		// The name and the pod's service account are checked (and the client built) by installer.Resolve.
 		o.NodeLabel = &installer.NodeLabel{NodeName: os.Getenv(nodelabel.NodeNameEnv), Connect: nodelabel.InClusterClient}

@@ -40,3 +40,12 @@ func (f *flags) gpuPreflight(cmd string) (gpu.Preflight, error) {
 	}
 	return gpu.CRI{Socket: f.hostRoot + verify.CRISocket, Image: f.gpuImage, Creator: versionString()}, nil
 }
+
+// gpuProver is the GPU proof the flags ask for: with --gpu-preflight-image and the sandbox proof, the same image's
+// probe in a gVisor sandbox over CRI (pf is gpuPreflight's result).
+func gpuProver(pf gpu.Preflight, prover bool) gpu.Prover {
+	if c, ok := pf.(gpu.CRI); ok && prover {
+		return c
+	}
+	return nil
+}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -138,5 +139,68 @@ func TestNodeGPUSetsTheOSCModesRunscToml(t *testing.T) {
 	}
 	if target, err := os.Readlink(path); err != nil || target != "/var/bin/containerruntimes/gvisor/current/runsc.toml" {
 		t.Errorf("the link was touched: %q, %v", target, err)
+	}
+}
+
+// gpuProver is an injected GPU proof: its answer or error, and the devices it was given.
+type gpuProver struct {
+	probe   gpu.Probe
+	err     error
+	devices []string
+}
+
+func (p *gpuProver) ProveGPU(_ context.Context, devices []string) (gpu.Probe, error) {
+	p.devices = devices
+	return p.probe, p.err
+}
+
+// TestGPUProof: on a node whose driver passed the pre-flight the installer proves a gVisor sandbox with the node's
+// NVIDIA devices reaches the driver; a proof that fails (or reaches another driver, or no GPU) is reported with
+// its reason and leaves the install and nvproxy as they are; a node whose driver did not pass is not proved.
+func TestGPUProof(t *testing.T) {
+	h := newHost(t, readTestdata(t, "configs/default-2.4.toml"))
+	for _, d := range []string{"nvidiactl", "nvidia0", "nvidia1", "nvidia-uvm", "nvidia-uvm-tools", "nvidia-modeset", "null"} {
+		h.write(t, "/dev/"+d, nil)
+	}
+	pf := &preflight{v: gpu.Verdict{Status: gpu.Supported, Driver: "580.159.04", GVisor: "v1"}}
+	prover := &gpuProver{}
+	prover.probe.Driver = "580.159.04"
+	prover.probe.GPUs = make([]gpu.ProbedGPU, 2)
+	o := h.options()
+	o.GPU, o.GPUProver = pf, prover
+	res, err := installer.Install(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantDevices := []string{"/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia0", "/dev/nvidia1", "/dev/nvidiactl"}
+	if !slices.Equal(prover.devices, wantDevices) || !strings.Contains(res.Report().String(), "GPU: supported NVIDIA driver 580.159.04, nvproxy on, 2 GPUs proven;") {
+		t.Errorf("proven GPU node: devices %v (want %v), report %q", prover.devices, wantDevices, res.Report())
+	}
+
+	for _, c := range []struct {
+		name, driver string
+		gpus         int
+		err          error
+		reason       string
+	}{
+		{"the sandbox does not boot", "", 0, errors.New("waiting for sandbox to start: EOF; runsc: unsupported Nvidia driver version"), "unsupported Nvidia driver version"},
+		{"another driver in the sandbox", "570.195.03", 1, nil, "reached NVIDIA driver 570.195.03, the pre-flight read 580.159.04"},
+		{"no GPU in the sandbox", "580.159.04", 0, nil, "lists no GPU"},
+	} {
+		prover.probe.Driver, prover.probe.GPUs, prover.err = c.driver, make([]gpu.ProbedGPU, c.gpus), c.err
+		res, err := installer.Install(context.Background(), o)
+		line := res.Report().String()
+		if err != nil || res.GPU == nil || res.GPU.Status != gpu.ProofFailed || !strings.Contains(line, "GPU: proof-failed NVIDIA driver 580.159.04, nvproxy on: ") || !strings.Contains(line, c.reason) {
+			t.Errorf("%s: %v, report %q; want the install to pass and the proof's failure reported with %q", c.name, err, line, c.reason)
+		}
+		if back, ok := report.Parse(line); !ok || back.GPU == nil || back.GPU.Status != string(gpu.ProofFailed) {
+			t.Errorf("%s: the report does not read back: %+v", c.name, back)
+		}
+	}
+
+	pf.v = gpu.Verdict{Status: gpu.Unknown, Driver: "570.211.01", Nearest: "570.195.03"}
+	prover.devices = nil
+	if _, err := installer.Install(context.Background(), o); err != nil || prover.devices != nil {
+		t.Errorf("a driver the pre-flight refused: %v, GPU proof with %v; want no proof", err, prover.devices)
 	}
 }

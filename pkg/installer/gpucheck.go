@@ -47,12 +47,44 @@ func (r *Run) checkGPU(ctx context.Context, answered bool, res *Result) {
 		"driver", r.gpu.Driver, "reason", r.gpu.Message)
 }
 
+// proveGPU runs the GPU proof (Options.GPUProver) on a node whose driver passed the pre-flight, after the sandbox
+// proof (which booted sandboxes with nvproxy on): a gVisor sandbox with the node's NVIDIA devices must see the
+// driver the pre-flight read and at least one GPU. A failure changes the node's GPU verdict to gpu.ProofFailed with
+// the reason (runsc's own where the sandbox did not boot) and does not fail the install: every other gVisor pod runs.
+func (r *Run) proveGPU(ctx context.Context, res *Result) {
+	if r.opts.GPUProver == nil || r.gpu == nil || r.gpu.Status != gpu.Supported {
+		return
+	}
+	log := r.opts.Logger
+	devices, err := gpu.Devices(r.opts.HostRoot)
+	var probe gpu.Probe
+	if err == nil {
+		probe, err = r.opts.GPUProver.ProveGPU(ctx, devices)
+	}
+	switch {
+	case err != nil:
+	case probe.Driver != r.gpu.Driver:
+		err = fmt.Errorf("the GPU proof's sandbox reached NVIDIA driver %s, the pre-flight read %s", probe.Driver, r.gpu.Driver)
+	case len(probe.GPUs) == 0:
+		err = fmt.Errorf("the NVIDIA driver lists no GPU in the GPU proof's sandbox (devices %s)", strings.Join(devices, ", "))
+	}
+	v := *r.gpu
+	if err != nil {
+		v.Status, v.Message = gpu.ProofFailed, err.Error()
+		log.Warn("GPU pods cannot run in gVisor on this node: the GPU proof failed", "step", "gpu-proof", "driver", v.Driver, "error", err.Error())
+	} else {
+		v.GPUs = len(probe.GPUs)
+		log.Info("GPU proven: a gVisor sandbox reaches the node's GPUs", "step", "gpu-proof", "driver", probe.Driver, "gpus", len(probe.GPUs))
+	}
+	r.gpu, res.GPU = &v, &v
+}
+
 // GPUReport is the report line's GPU part of verdict v (nil: none), for install's report and prove's line.
 func GPUReport(v *gpu.Verdict) *report.GPU {
 	if v == nil {
 		return nil
 	}
-	return &report.GPU{Status: string(v.Status), Driver: v.Driver, NVProxy: v.NVProxy(), Advice: gpuAdvice(*v)}
+	return &report.GPU{Status: string(v.Status), Driver: v.Driver, NVProxy: v.NVProxy(), GPUs: v.GPUs, Advice: gpuAdvice(*v)}
 }
 
 // gpuAdvice is what an operator does about v: nothing for a supported driver, else the driver to install (the
@@ -61,6 +93,8 @@ func gpuAdvice(v gpu.Verdict) string {
 	switch {
 	case v.Status == gpu.Supported:
 		return ""
+	case v.Status == gpu.ProofFailed:
+		return v.Message
 	case v.Nearest != "":
 		return fmt.Sprintf("install NVIDIA driver %s, the nearest of its branch that the shipped runsc (gVisor %s) supports", v.Nearest, v.GVisor)
 	case len(v.Branches) > 0:

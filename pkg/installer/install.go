@@ -58,6 +58,7 @@ func (r *Run) install(ctx context.Context) (Result, error) {
 		return res, r.proofFailed(ctx, p, &res, err)
 	}
 	r.proven(p, &res)
+	r.proveGPU(ctx, &res)
 	return res, r.setNodeLabel(ctx, &res)
 }
 

@@ -55,6 +55,9 @@ type Options struct {
 	// driver and turns runsc's nvproxy on for the node's sandboxes only when the shipped runsc supports it
 	// (--gpu-preflight-image, --gpu-preflight-binary). nil: nvproxy stays off.
 	GPU gpu.Preflight
+	// GPUProver, if set, proves a GPU node whose driver passed the pre-flight once nvproxy is on: a gVisor sandbox
+	// with the node's NVIDIA devices must reach the driver (gpu.Prover). A failure is reported, not fatal.
+	GPUProver gpu.Prover
 	// LockTimeout bounds the wait for another run's lock on the node (lock.go); zero means DefaultLockTimeout.
 	LockTimeout time.Duration
 

@@ -26,8 +26,8 @@ const gpuCheckImage = "registry.invalid/gvisor-test/gpu-check:1"
 // TestGPUPreflightInRuncContainer runs the real gvisor-gpu-check the way the DaemonSet installer does, in a one-shot
 // runc container over a real containerd's CRI, and reads its verdict back: on this machine (no NVIDIA driver) the
 // node's verdict, and a given driver version judged by the shipped runsc's table inside the container. A device
-// handed to the container is there and readable; a failing command is an error with its output; nothing of a run
-// stays on the node.
+// handed to the container is there and readable; a failing command is an error with its output; the GPU proof's
+// probe runs in a gVisor sandbox; nothing of a run stays on the node.
 func TestGPUPreflightInRuncContainer(t *testing.T) {
 	if _, err := os.Stat(gpu.ControlDevice); err == nil {
 		t.Skip("this machine has " + gpu.ControlDevice + ": the no-driver verdict cannot be checked here")
@@ -76,6 +76,13 @@ func TestGPUPreflightInRuncContainer(t *testing.T) {
 		res := n.install(t, 1)
 		if res.GPU == nil || res.GPU.Status != gpu.Unreadable || res.GPU.NVProxy() || !strings.Contains(res.Report().String(), "nvidiactl") {
 			t.Errorf("install with an unusable %s: GPU verdict %+v, report %q; want unreadable, nvproxy off, the device named", gpu.ControlDevice, res.GPU, res.Report())
+		}
+
+		// The GPU proof's path with gVisor installed: gvisor-gpu-check probe in a one-shot gVisor sandbox. Without a
+		// driver the probe inside the sandbox finds no control device and says so.
+		cri := gpu.CRI{Socket: n.Socket(), Image: gpuCheckImage, CgroupParent: n.CgroupParent() + "/oneshot"}
+		if _, err := cri.ProveGPU(ctx, nil); err == nil || !strings.Contains(err.Error(), "opening /dev/nvidiactl") || !strings.Contains(err.Error(), "in a gVisor sandbox") {
+			t.Errorf("the GPU probe in a gVisor sandbox on a node without a driver: %v, want the probe's own error", err)
 		}
 
 		conn, err := verify.Dial(n.Socket())

@@ -30,11 +30,14 @@ type Verdict struct {
 	Branches []string `json:"branches,omitempty"`
 	GVisor   string   `json:"gvisor"`
 	Message  string   `json:"message"`
+	// GPUs is how many GPUs the GPU proof saw through gVisor (the installer's, not the pre-flight's); 0: not proven.
+	GPUs int `json:"-"`
 }
 
-// NVProxy says whether runsc's nvproxy may be on for the node's sandboxes: only with a driver the shipped runsc
-// supports.
-func (v Verdict) NVProxy() bool { return v.Status == Supported }
+// NVProxy says whether runsc's nvproxy is on for the node's sandboxes: only with a driver the shipped runsc
+// supports (also when the GPU proof then failed: the sandboxes' nvproxy works with this driver, the proof showed
+// something else wrong).
+func (v Verdict) NVProxy() bool { return v.Status == Supported || v.Status == ProofFailed }
 
 // Problem says whether the verdict is one an operator must act on: a GPU node whose driver GPU pods cannot use.
 func (v Verdict) Problem() bool { return v.Status != Supported && v.Status != NoDevices }

@@ -19,6 +19,7 @@ package report
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -62,6 +63,8 @@ type GPU struct {
 	Driver string
 	// NVProxy says whether runsc's nvproxy is on for the node's sandboxes (only with a supported driver).
 	NVProxy bool
+	// GPUs is how many GPUs the GPU proof saw through gVisor; 0: no proof passed.
+	GPUs int
 	// Advice is what to do for GPU pods to run in gVisor; empty when nothing.
 	Advice string
 }
@@ -78,6 +81,9 @@ func (g GPU) String() string {
 		state = "on"
 	}
 	s := fmt.Sprintf("GPU: %s NVIDIA driver %s, nvproxy %s", g.Status, driver, state)
+	if g.GPUs > 0 {
+		s += fmt.Sprintf(", %d GPUs proven", g.GPUs)
+	}
 	if g.Advice != "" {
 		s += ": " + g.Advice
 	}
@@ -122,7 +128,7 @@ func foreignList(paths []string) string {
 
 var (
 	installedLine = regexp.MustCompile(`^installed gVisor (\S+) \(runsc sha512:([0-9a-f]*)\) on (.+?)` +
-		`(?:; GPU: (\S+) NVIDIA driver (\S+), nvproxy (on|off)(?:: (.*?))?)?; foreign shims: (.*)$`)
+		`(?:; GPU: (\S+) NVIDIA driver (\S+), nvproxy (on|off)(?:, ([0-9]+) GPUs proven)?(?:: (.*?))?)?; foreign shims: (.*)$`)
 	uninstalledLine = regexp.MustCompile(`^uninstalled gVisor; foreign shims: (.*)$`)
 )
 
@@ -132,12 +138,13 @@ var (
 func Parse(line string) (s Success, ok bool) {
 	line = strings.TrimSpace(line)
 	if m := installedLine.FindStringSubmatch(line); m != nil {
-		s = Success{GVisor: m[1], RunscSum: m[2], Containerd: m[3], Foreign: parseForeign(m[8])}
+		s = Success{GVisor: m[1], RunscSum: m[2], Containerd: m[3], Foreign: parseForeign(m[9])}
 		if s.Containerd == unknownContainerd {
 			s.Containerd = ""
 		}
 		if m[4] != "" {
-			s.GPU = &GPU{Status: m[4], Driver: m[5], NVProxy: m[6] == "on", Advice: m[7]}
+			gpus, _ := strconv.Atoi(m[7]) // digits or empty
+			s.GPU = &GPU{Status: m[4], Driver: m[5], NVProxy: m[6] == "on", GPUs: gpus, Advice: m[8]}
 			if s.GPU.Driver == noDriver {
 				s.GPU.Driver = ""
 			}

@@ -33,6 +33,13 @@ func TestSuccessLine(t *testing.T) {
 		},
 		{
 			in: report.Success{GVisor: "v1", RunscSum: sum, Containerd: "containerd 2.4.2",
+				GPU: &report.GPU{Status: "supported", Driver: "580.159.04", NVProxy: true, GPUs: 8}},
+			want: "installed gVisor v1 (runsc sha512:0123456789ab) on containerd 2.4.2; GPU: supported NVIDIA driver 580.159.04, nvproxy on, 8 GPUs proven; foreign shims: none",
+			back: report.Success{GVisor: "v1", RunscSum: "0123456789ab", Containerd: "containerd 2.4.2",
+				GPU: &report.GPU{Status: "supported", Driver: "580.159.04", NVProxy: true, GPUs: 8}},
+		},
+		{
+			in: report.Success{GVisor: "v1", RunscSum: sum, Containerd: "containerd 2.4.2",
 				GPU: &report.GPU{Status: "supported", Driver: "580.159.04", NVProxy: true}},
 			want: "installed gVisor v1 (runsc sha512:0123456789ab) on containerd 2.4.2; GPU: supported NVIDIA driver 580.159.04, nvproxy on; foreign shims: none",
 			back: report.Success{GVisor: "v1", RunscSum: "0123456789ab", Containerd: "containerd 2.4.2",

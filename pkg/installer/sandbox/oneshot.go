@@ -31,8 +31,9 @@ const (
 )
 
 // OneShot runs one container to its end over CRI, in a pod sandbox of its own, with containerd's default runtime
-// (runc: the host's kernel, which is what a check of the node's drivers needs), and returns its stdout. It is for
-// the installer's checks of the node that need a device the installation pod's containers cannot open. The sandbox
+// (runc: the host's kernel, which is what a check of the node's drivers needs) or another handler (runsc: the GPU
+// proof), and returns its stdout. It is for the installer's checks of the node that need a device the installation
+// pod's containers cannot open. The sandbox
 // is host-network, in kube-system, labelled and named like no pod (ours), and removed with its log directory at the
 // end of Run, also on failure; a Run or Prove finds and removes what an interrupted one left.
 type OneShot struct {
@@ -42,8 +43,12 @@ type OneShot struct {
 	Image string
 	// Command is the container's command, its first element a path in Image.
 	Command []string
-	// Devices are node paths of devices the container gets at the same path, read-only.
-	Devices []string
+	// Handler is the runtime handler of the pod sandbox: "" for containerd's default (runc), DefaultHandler for a
+	// gVisor sandbox, whose boot failure the error then explains with runsc's own words (reason.go).
+	Handler string
+	// Devices are node paths of devices the container gets at the same path, read-only unless WritableDevices.
+	Devices         []string
+	WritableDevices bool
 	// Timeout bounds the whole run; zero means DefaultTimeout.
 	Timeout time.Duration
 	// CgroupParent overrides the kubelet's BestEffort cgroup (tests without a kubelet).
@@ -87,6 +92,9 @@ func (o OneShot) Run(ctx context.Context) ([]byte, error) {
 		return nil, err
 	}
 	out, err := o.run(ctx, rs, o.sandboxConfig(uid, parent, logs.node), logs.host)
+	if err != nil && o.Handler != "" {
+		err = withReason(err, logs.host)
+	}
 	// Never leave a sandbox behind, also when the run's own time ran out.
 	cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 	_, cerr := prover.removeAll(cctx, rs)
@@ -115,13 +123,17 @@ func (o OneShot) sandboxConfig(uid, parent, logDir string) *runtimeapi.PodSandbo
 
 // run starts the sandbox and the container, waits for the container's end and reads its stdout from its log.
 func (o OneShot) run(ctx context.Context, rs runtimeapi.RuntimeServiceClient, cfg *runtimeapi.PodSandboxConfig, logDir string) ([]byte, error) {
-	sb, err := rs.RunPodSandbox(ctx, &runtimeapi.RunPodSandboxRequest{Config: cfg})
+	sb, err := rs.RunPodSandbox(ctx, &runtimeapi.RunPodSandboxRequest{Config: cfg, RuntimeHandler: o.Handler})
 	if err != nil {
-		return nil, fmt.Errorf("starting a runc pod sandbox over %s: %w", o.Socket, err)
+		return nil, fmt.Errorf("starting a pod sandbox (runtime handler %q) over %s: %w", o.Handler, o.Socket, err)
+	}
+	permissions := "r"
+	if o.WritableDevices {
+		permissions = "rw"
 	}
 	devices := make([]*runtimeapi.Device, 0, len(o.Devices))
 	for _, d := range o.Devices {
-		devices = append(devices, &runtimeapi.Device{ContainerPath: d, HostPath: d, Permissions: "r"})
+		devices = append(devices, &runtimeapi.Device{ContainerPath: d, HostPath: d, Permissions: permissions})
 	}
 	c, err := rs.CreateContainer(ctx, &runtimeapi.CreateContainerRequest{PodSandboxId: sb.GetPodSandboxId(), SandboxConfig: cfg,
 		Config: &runtimeapi.ContainerConfig{

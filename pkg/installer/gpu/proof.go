@@ -1,0 +1,82 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
+package gpu
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
+)
+
+// ProofFailed is the installer's word for a GPU node whose driver passed the pre-flight but whose GPU proof did not
+// reach the driver through gVisor (not one of gvisor-gpu-check's verdicts).
+const ProofFailed Status = "proof-failed"
+
+// gpuDevice matches the per-GPU device nodes (/dev/nvidia0, /dev/nvidia1, ...).
+var gpuDevice = regexp.MustCompile(`^nvidia[0-9]+$`)
+
+// Devices are the node's NVIDIA device nodes a GPU container gets (what NVIDIA's device plugin or CDI spec hands
+// over for all GPUs): the control device, the unified memory devices, and one per GPU, sorted.
+func Devices(hostRoot string) ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(hostRoot, "dev"))
+	if err != nil {
+		return nil, fmt.Errorf("listing the node's devices: %w", err)
+	}
+	var devices []string
+	for _, e := range entries {
+		switch name := e.Name(); {
+		case name == "nvidiactl", name == "nvidia-uvm", name == "nvidia-uvm-tools", gpuDevice.MatchString(name):
+			devices = append(devices, "/dev/"+name)
+		}
+	}
+	slices.Sort(devices)
+	return devices, nil
+}
+
+// Probe is what the GPU proof's program (gvisor-gpu-check probe) read from the driver inside the sandbox.
+type Probe struct {
+	Driver string      `json:"driver"`
+	GPUs   []ProbedGPU `json:"gpus"`
+}
+
+// ProbedGPU is one GPU the driver listed in the sandbox.
+type ProbedGPU struct {
+	PCI    string `json:"pci"`
+	Device string `json:"device"`
+	Minor  uint32 `json:"minor"`
+}
+
+// Prover is the GPU proof: a gVisor sandbox with the node's GPU devices asks the driver, through runsc's nvproxy,
+// for its version and its GPUs.
+type Prover interface {
+	ProveGPU(ctx context.Context, devices []string) (Probe, error)
+}
+
+// ProveGPU implements Prover: gvisor-gpu-check probe in a one-shot gVisor sandbox (runtime handler runsc, the
+// node's runsc.toml, whose nvproxy the install just turned on) with devices read-write, as NVIDIA's device plugin
+// hands them to a GPU container. A sandbox that does not boot is explained by runsc's own log (sandbox.OneShot).
+func (c CRI) ProveGPU(ctx context.Context, devices []string) (Probe, error) {
+	out, err := sandbox.OneShot{
+		Socket: c.Socket, Image: c.Image, Command: []string{CheckPath, "probe"}, Handler: sandbox.DefaultHandler,
+		Devices: devices, WritableDevices: true, Timeout: Timeout, CgroupParent: c.CgroupParent, Creator: c.Creator,
+		Purpose: "proves that a GPU container of this node reaches its GPUs through gVisor",
+	}.Run(ctx)
+	if err != nil {
+		return Probe{}, fmt.Errorf("the GPU proof (%s probe in a gVisor sandbox with %d NVIDIA devices): %w", CheckPath, len(devices), err)
+	}
+	var p Probe
+	dec := json.NewDecoder(bytes.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return Probe{}, fmt.Errorf("reading the GPU proof's answer %q: %w", bound(out), err)
+	}
+	return p, nil
+}
