@@ -135,14 +135,17 @@ func (r *Run) fallBack(rp *releasePlan, res *Result) (string, error) {
 
 // proven records a successful proof (or, without a Prover, a verified install) and removes the releases the node
 // no longer needs.
-func (r *Run) proven(p *Plan, res *Result) {
+func (r *Run) proven(p *Plan, res *Result) error {
 	rp := p.release
 	if rp == nil {
-		return
+		return nil
 	}
 	rp.state.Proven(r.attempt(rp, res))
-	r.saveState(rp)
+	if err := r.commitRecord(rp); err != nil {
+		return err
+	}
 	r.collect(rp, res)
+	return nil
 }
 
 // saveState writes what the node remembers; a failure to write it is logged, not fatal (the proof decides again).

@@ -170,6 +170,10 @@ func (d *fullDisk) sweep(t *testing.T, action string, run func(context.Context, 
 		res, err := run(context.Background(), d.options())
 		if err == nil {
 			t.Logf("%s with %d KiB free: %s", action, free>>10, res.Summary())
+			// A success leaves its record: what the next release falls back to.
+			if _, serr := os.Stat(filepath.Join(d.root, binDir, "gvisor/state.json")); action == "install" && serr != nil {
+				t.Errorf("install with %d KiB free succeeded without its release record: %v", free>>10, serr)
+			}
 			return failedAt
 		}
 		t.Logf("%s with %d KiB free: %v", action, free>>10, err)

@@ -40,24 +40,35 @@ func (r *Run) install(ctx context.Context) (Result, error) {
 		if err := r.refuseRemembered(p, &res); err != nil {
 			return err
 		}
-		return r.apply(ctx, p, &res, verify.Runsc)
+		if err := r.stageRecord(p); err != nil {
+			return err
+		}
+		if err := r.apply(ctx, p, &res, verify.Runsc); err != nil {
+			r.discardRecord(p.release)
+			return err
+		}
+		return nil
 	})
 	if err != nil {
 		return res, err
 	}
 	if !answered {
 		if err := r.checkContainerdAfter(ctx, &res); err != nil {
+			r.discardRecord(p.release)
 			return res, r.withdraw(ctx, p, &res, err)
 		}
 	}
 	if err := r.prove(ctx, &res); err != nil {
+		r.discardRecord(p.release)
 		if ctx.Err() != nil {
 			// SIGTERM during the proof says nothing about gVisor: the next run proves again.
 			return res, fmt.Errorf("%w (interrupted: runsc stays registered, the next run proves again)", err)
 		}
 		return res, r.proofFailed(ctx, p, &res, err)
 	}
-	r.proven(p, &res)
+	if err := r.proven(p, &res); err != nil {
+		return res, err
+	}
 	r.proveGPU(ctx, &res)
 	return res, r.setNodeLabel(ctx, &res)
 }

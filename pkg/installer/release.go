@@ -35,6 +35,8 @@ type releasePlan struct {
 	adopted string
 	// state is what the node remembered before this run (with an adopted release counted as proven).
 	state releases.State
+	// record is the record a successful proof leaves, staged before the run changes the node (record.go).
+	record *stagedRecord
 }
 
 // planRelease adds the changes that put rel, with the runsc flags flags, in place as the release new sandboxes

@@ -161,12 +161,51 @@ func CopyFileAtomicObserved(src, dst, wantSum string, perm fs.FileMode, copied f
 // replaceAtomic creates a temporary file beside path, lets fill write it, then sets perm, fsyncs, renames it over
 // path and fsyncs the directory. On any error the temporary file is removed and path is untouched; a full disk
 // is named as such.
-func replaceAtomic(path string, perm fs.FileMode, fill func(tmp *os.File) error) (err error) {
+func replaceAtomic(path string, perm fs.FileMode, fill func(tmp *os.File) error) error {
+	staged, err := stage(path, perm, fill)
+	if err != nil {
+		return err
+	}
+	return staged.Commit()
+}
+
+// Staged is a file's next content, written and synced beside it under a temporary name (the installer's stale
+// temporaries' pattern) and not yet in place: Commit renames it over the file, which needs no room on the disk, so
+// a caller can take the room for a write before it does what the write must record. Discard removes it.
+type Staged struct{ tmp, path string }
+
+// Stage writes data as path's next content beside it (mode perm); see Staged.
+func Stage(path string, data []byte, perm fs.FileMode) (*Staged, error) {
+	return stage(path, perm, func(tmp *os.File) error {
+		if _, err := tmp.Write(data); err != nil {
+			return fmt.Errorf("writing %s: %w", tmp.Name(), err)
+		}
+		return nil
+	})
+}
+
+// Commit renames the staged content over the file and fsyncs the directory.
+func (s *Staged) Commit() error {
+	if err := os.Rename(s.tmp, s.path); err != nil {
+		return fmt.Errorf("renaming %s to %s: %w", s.tmp, s.path, err)
+	}
+	return syncDir(filepath.Dir(s.path))
+}
+
+// Discard removes the staged content; the file is left as it is.
+func (s *Staged) Discard() error {
+	if err := os.Remove(s.tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("removing %s: %w", s.tmp, err)
+	}
+	return nil
+}
+
+func stage(path string, perm fs.FileMode, fill func(tmp *os.File) error) (_ *Staged, err error) {
 	dir := filepath.Dir(path)
 	defer func() { err = explainFull(dir, err) }()
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".gvisor-installer-*")
 	if err != nil {
-		return fmt.Errorf("creating temporary file beside %s: %w", path, err)
+		return nil, fmt.Errorf("creating temporary file beside %s: %w", path, err)
 	}
 	tmpName := tmp.Name()
 	ok := false
@@ -177,21 +216,18 @@ func replaceAtomic(path string, perm fs.FileMode, fill func(tmp *os.File) error)
 		}
 	}()
 	if err := fill(tmp); err != nil {
-		return err
+		return nil, err
 	}
 	// CreateTemp uses 0600; set the wanted mode explicitly (umask does not apply to Chmod).
 	if err := tmp.Chmod(perm); err != nil {
-		return fmt.Errorf("setting mode of %s: %w", tmpName, err)
+		return nil, fmt.Errorf("setting mode of %s: %w", tmpName, err)
 	}
 	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("syncing %s: %w", tmpName, err)
+		return nil, fmt.Errorf("syncing %s: %w", tmpName, err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("closing %s: %w", tmpName, err)
-	}
-	if err := os.Rename(tmpName, path); err != nil {
-		return fmt.Errorf("renaming %s to %s: %w", tmpName, path, err)
+		return nil, fmt.Errorf("closing %s: %w", tmpName, err)
 	}
 	ok = true
-	return syncDir(dir)
+	return &Staged{tmp: tmpName, path: path}, nil
 }
