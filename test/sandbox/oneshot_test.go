@@ -97,3 +97,24 @@ func TestGPUPreflightInRuncContainer(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkGPUPreflightOneShot is what the pre-flight costs an install on a GPU node, short of the driver's ioctl:
+// the real gvisor-gpu-check in a one-shot runc container over containerd 2.4's CRI (sandbox, container, its end,
+// the log read back, both removed), judging a given driver version.
+func BenchmarkGPUPreflightOneShot(b *testing.B) {
+	s := newSuite(b)
+	bin := installertest.GPUCheck(b)
+	c := installertest.Release(b, "2.4.2")
+	n := s.newNode(b, c, nodetest.Config{}, "[runsc_config]\n")
+	ctx := context.Background()
+	tarball := filepath.Join(b.TempDir(), "gpu-check.tar")
+	testutil.Must(b, nodetest.WriteBinaryImage(tarball, gpuCheckImage, bin, gpu.CheckPath))
+	testutil.Must(b, n.ImportImage(ctx, tarball, gpuCheckImage))
+	one := sandbox.OneShot{Socket: n.Socket(), Image: gpuCheckImage, Command: []string{gpu.CheckPath, "preflight", "--driver-version=580.159.04"},
+		CgroupParent: n.CgroupParent() + "/oneshot", Purpose: "benchmark"}
+	for b.Loop() {
+		if _, err := one.Run(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
