@@ -25,10 +25,11 @@ type flags struct {
 	restart, unit, readyFile, logFormat   string
 	nodeArch                              string
 	idleBinary                            string // see idle.go
+	idle, uninstall, labelNode            bool
+	verifyTimeout                         time.Duration
 	// The GPU pre-flight (gpu.go).
-	gpuImage, gpuBinary        string
-	idle, uninstall, labelNode bool
-	verifyTimeout              time.Duration
+	gpuImage, gpuBinary string
+	gpuDriverWait       time.Duration
 	// The sandbox proof, the node's lock and the termination message (proof.go).
 	proveSandbox              optionalBool
 	proveTimeout, lockTimeout time.Duration
@@ -106,6 +107,7 @@ func (f *flags) options(cmd string, stderr io.Writer) (installer.Options, error)
 		return installer.Options{}, err
 	}
 	o.GPUProver = gpuProver(o.GPU, o.Prover != nil)
+	o.GPUDriverWait = f.gpuDriverWait
 	if f.labelNode {
 		// The name and the pod's service account are checked (and the client built) by installer.Resolve.
 		o.NodeLabel = &installer.NodeLabel{NodeName: os.Getenv(nodelabel.NodeNameEnv), Connect: nodelabel.InClusterClient}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/gpu"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
 )
@@ -19,6 +20,8 @@ func (f *flags) addGPUFlags(cmd string, fs *flag.FlagSet) {
 	fs.StringVar(&f.gpuImage, "gpu-preflight-image", "", "on a node with "+gpu.ControlDevice+", judge the NVIDIA driver with the shipped runsc's nvproxy by running "+
 		gpu.CheckPath+" from this image (the installation image) in a one-shot runc container over CRI, and turn nvproxy on for the node's "+
 		"sandboxes only with a supported driver; needs <host-root>/dev (read-only) to find the device and --restart=systemd")
+	fs.DurationVar(&f.gpuDriverWait, "gpu-driver-wait", installer.DefaultGPUDriverWait, "on a node with NVIDIA GPUs on its PCI bus but no "+
+		gpu.ControlDevice+" yet, how long to wait for the driver (the GPU operator's driver container) before deciding nvproxy; 0 decides at once")
 	fs.StringVar(&f.gpuBinary, "gpu-preflight-binary", "", "as --gpu-preflight-image, but run this gvisor-gpu-check binary on the host "+
 		"(the installer runs on the host itself: --host-root=/)")
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/gpu"
@@ -202,5 +203,50 @@ func TestGPUProof(t *testing.T) {
 	prover.devices = nil
 	if _, err := installer.Install(context.Background(), o); err != nil || prover.devices != nil {
 		t.Errorf("a driver the pre-flight refused: %v, GPU proof with %v; want no proof", err, prover.devices)
+	}
+}
+
+// pciFunction writes one PCI function into a fake sysfs.
+func pciFunction(t *testing.T, sys, addr, vendor, class string) {
+	t.Helper()
+	dir := filepath.Join(sys, "bus/pci/devices", addr)
+	writeFile(t, filepath.Join(dir, "vendor"), []byte(vendor+"\n"))
+	writeFile(t, filepath.Join(dir, "class"), []byte(class+"\n"))
+}
+
+// TestGPUDriverWait: on a node with NVIDIA GPUs on its PCI bus and no driver yet, the installer waits for the
+// driver (bounded) and judges it once it is there; a driver that does not come is reported, with nvproxy off and the
+// install passing; NVIDIA functions that are not GPUs (an NVSwitch) and other vendors' GPUs are not waited for.
+func TestGPUDriverWait(t *testing.T) {
+	h := newHost(t, readTestdata(t, "configs/default-2.4.toml"))
+	sys := t.TempDir()
+	pciFunction(t, sys, "0000:00:02.0", "0x8086", "0x030000") // another vendor's GPU
+	pciFunction(t, sys, "0000:05:00.0", "0x10de", "0x068000") // an NVSwitch
+	pf := &preflight{v: gpu.Verdict{Status: gpu.Supported, Driver: "580.159.04"}}
+	o := h.options()
+	o.GPU, o.SysRoot, o.GPUDriverWait = pf, sys, time.Minute
+	start := time.Now()
+	if res, err := installer.Install(context.Background(), o); err != nil || res.GPU != nil || time.Since(start) > 10*time.Second {
+		t.Fatalf("no NVIDIA GPU: %v, verdict %v after %s; want no wait and no verdict", err, res.GPU, time.Since(start))
+	}
+
+	pciFunction(t, sys, "0000:3b:00.0", "0x10de", "0x030200") // an H200
+	testutil.Must(t, os.MkdirAll(h.path("/dev"), 0o755))
+	loaded := make(chan error, 1)
+	go func() {
+		time.Sleep(time.Second)
+		loaded <- os.WriteFile(h.path(gpu.ControlDevice), nil, 0o644) // the driver container loads the module
+	}()
+	res, err := installer.Install(context.Background(), o)
+	testutil.Must(t, <-loaded)
+	if err != nil || res.GPU == nil || res.GPU.Status != gpu.Supported || pf.calls != 1 {
+		t.Errorf("driver loaded during the wait: %v, verdict %+v, %d pre-flights; want it judged supported", err, res.GPU, pf.calls)
+	}
+
+	testutil.Must(t, os.Remove(h.path(gpu.ControlDevice)))
+	o.GPUDriverWait = time.Second
+	res, err = installer.Install(context.Background(), o)
+	if err != nil || res.GPU == nil || res.GPU.NVProxy() || !strings.Contains(res.Report().String(), "NVIDIA GPUs but no driver") || pf.calls != 1 {
+		t.Errorf("no driver after the wait: %v, report %q, %d pre-flights; want nvproxy off and the missing driver named", err, res.Report(), pf.calls)
 	}
 }

@@ -24,6 +24,7 @@ const versionTimeout = 5 * time.Second
 // runsc installed.
 func (r *Run) install(ctx context.Context) (Result, error) {
 	res := Result{Action: string(ActionInstall)}
+	driver := r.waitForDriver(ctx)
 	unlock, err := r.lock(ctx, "install", true)
 	if err != nil {
 		return res, err
@@ -34,7 +35,7 @@ func (r *Run) install(ctx context.Context) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	r.checkGPU(ctx, answered, &res)
+	r.checkGPU(ctx, driver, answered, &res)
 	p, err := r.planAndApply(r.planInstall, func(p *Plan) error {
 		res.Foreign, res.GVisor, res.RunscSum = p.Foreign, p.GVisor, p.RunscSum
 		if err := r.refuseRemembered(p, &res); err != nil {

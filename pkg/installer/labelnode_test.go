@@ -6,6 +6,7 @@ package installer_test
 import (
 	"context"
 	"errors"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -15,12 +16,14 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
 	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/gpu"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel/nodelabeltest"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
 // TestLabelNode is install/uninstall --label-node on a real containerd 2.4 and a real kube-apiserver carrying what
@@ -113,6 +116,28 @@ func TestLabelNode(t *testing.T) {
 		// The next good run registers and labels again, for the subtests below.
 		if _, err := installer.Install(ctx, o); err != nil || !labelled("node-a") {
 			t.Fatalf("install after the failed proof: %v, labelled %v", err, labelled("node-a"))
+		}
+	})
+
+	t.Run("a GPU node whose GPU pods cannot run in gVisor loses the label, and gets it back with a supported driver", func(t *testing.T) {
+		h.write(t, "/dev/nvidiactl", nil) // the pre-flight is injected: the installer only looks for the node path
+		defer func() {
+			// Back to a node without GPUs (runsc.toml without nvproxy) for the subtests below.
+			testutil.Must(t, os.Remove(h.path("/dev/nvidiactl")))
+			if _, err := installer.Install(ctx, o); err != nil || !labelled("node-a") {
+				t.Fatalf("install after the GPU subtest: %v, labelled %v", err, labelled("node-a"))
+			}
+		}()
+		gpuNode := o
+		pf := &preflight{v: gpu.Verdict{Status: gpu.Unknown, Driver: "570.211.01", Nearest: "570.195.03"}}
+		gpuNode.GPU = pf
+		res, err := installer.Install(ctx, gpuNode)
+		if err != nil || labelled("node-a") || !strings.Contains(res.Summary(), "not labelled "+nodelabel.Key+": GPU pods cannot run in gVisor there (unknown)") {
+			t.Errorf("GPU node with an unknown driver: %v, labelled %v, summary %q; want the install to pass and the label gone", err, labelled("node-a"), res.Summary())
+		}
+		pf.v = gpu.Verdict{Status: gpu.Supported, Driver: "580.159.04"}
+		if _, err := installer.Install(ctx, gpuNode); err != nil || !labelled("node-a") {
+			t.Errorf("GPU node with a supported driver: %v, labelled %v; want the label back", err, labelled("node-a"))
 		}
 	})
 

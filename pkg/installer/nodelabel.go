@@ -67,8 +67,19 @@ func (r *Run) labelStep(install bool) string {
 	return fmt.Sprintf("unlabel node %s %s (before runsc is unregistered; idempotent)", r.opts.NodeLabel.NodeName, nodelabel.Key)
 }
 
+// setNodeLabel sets the readiness label, except on a GPU node whose GPU pods cannot run in gVisor (gpuReady),
+// from which it removes it: a GPU pod that asks for gVisor then never lands where it would get no GPU, at the cost
+// of that node's other gVisor pods, which the pool's CPU nodes take (docs/readiness-gate.md, GPU nodes).
 func (r *Run) setNodeLabel(ctx context.Context, res *Result) error {
 	if r.opts.NodeLabel == nil {
+		return nil
+	}
+	if r.gpu != nil && !r.gpuReady() {
+		if err := r.removeNodeLabel(ctx, res); err != nil {
+			return fmt.Errorf("gVisor GPU pods cannot run on this node, and removing its readiness label failed: %w", err)
+		}
+		res.Label = fmt.Sprintf("node %s not labelled %s: GPU pods cannot run in gVisor there (%s)", r.opts.NodeLabel.NodeName, nodelabel.Key, r.gpu.Status)
+		r.opts.Logger.Warn("GPU node not labelled for gVisor pods", "step", "label-node", "node", r.opts.NodeLabel.NodeName, "gpu", string(r.gpu.Status))
 		return nil
 	}
 	if err := nodelabel.Set(ctx, r.opts.NodeLabel.Client, r.opts.NodeLabel.NodeName); err != nil {

@@ -16,6 +16,12 @@ import (
 // DefaultBinDir is where Gardener expects container runtime binaries (ContainerRuntime.spec.binaryPath).
 const DefaultBinDir = "/var/bin/containerruntimes"
 
+// DefaultGPUDriverWait bounds the wait for a GPU node's driver (Options.GPUDriverWait): the GPU operator's driver
+// container loads a precompiled module within a few minutes of the node's start. It is the health check's
+// installing threshold (pkg/controller/healthcheck), so a wait never shows as a failed node; a pool whose GPU
+// nodes get no driver at all pays it once per installation pod.
+const DefaultGPUDriverWait = 5 * time.Minute
+
 // Options configure a run; Resolve checks them once and turns them into the Run that acts. Paths named "node path"
 // are as the node sees them; the installer prefixes HostRoot. Zero durations and a nil Logger get defaults.
 type Options struct {
@@ -55,6 +61,12 @@ type Options struct {
 	// driver and turns runsc's nvproxy on for the node's sandboxes only when the shipped runsc supports it
 	// (--gpu-preflight-image, --gpu-preflight-binary). nil: nvproxy stays off.
 	GPU gpu.Preflight
+	// GPUDriverWait is how long Install waits, on a node with NVIDIA GPUs on its PCI bus but no driver loaded yet
+	// (the GPU operator's driver container comes up minutes after the node), for the driver before it decides
+	// nvproxy; zero decides at once. Only with GPU.
+	GPUDriverWait time.Duration
+	// SysRoot is the node's sysfs as the installer sees it (PCI devices); empty means /sys.
+	SysRoot string
 	// GPUProver, if set, proves a GPU node whose driver passed the pre-flight once nvproxy is on: a gVisor sandbox
 	// with the node's NVIDIA devices must reach the driver (gpu.Prover). A failure is reported, not fatal.
 	GPUProver gpu.Prover
