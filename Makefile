@@ -61,6 +61,13 @@ tool-kube-state-metrics:
 test: tools
 	@hack/test.sh
 
+## gpu-check: on a machine with an NVIDIA GPU, as root: gVisor installed by this tree's installer on a containerd 2.4
+## node, the GPU pre-flight and proof, then nvidia-smi (and PyTorch where the machine has it) natively and in gVisor,
+## as a table (test/gpu); says so and stops on a machine without a GPU
+.PHONY: gpu-check
+gpu-check:
+	@hack/gpu-check.sh
+
 ## snapshots: regenerate every golden file (each package whose tests read UPDATE_SNAPSHOTS, real components included; review the diff!)
 .PHONY: snapshots
 snapshots: tools

@@ -49,6 +49,13 @@ type OneShot struct {
 	// Devices are node paths of devices the container gets at the same path, read-only unless WritableDevices.
 	Devices         []string
 	WritableDevices bool
+	// Mounts are node paths the container gets at the same path, read-only (a check that runs the node's own
+	// programs: the GPU check's nvidia-smi with the node's libraries).
+	Mounts []string
+	// Env is the container's environment, NAME=value.
+	Env []string
+	// WritableRoot gives the container a writable root file system (its changes go with it); read-only otherwise.
+	WritableRoot bool
 	// Timeout bounds the whole run; zero means DefaultTimeout.
 	Timeout time.Duration
 	// CgroupParent overrides the kubelet's BestEffort cgroup (tests without a kubelet).
@@ -135,6 +142,15 @@ func (o OneShot) run(ctx context.Context, rs runtimeapi.RuntimeServiceClient, cf
 	for _, d := range o.Devices {
 		devices = append(devices, &runtimeapi.Device{ContainerPath: d, HostPath: d, Permissions: permissions})
 	}
+	mounts := make([]*runtimeapi.Mount, 0, len(o.Mounts))
+	for _, m := range o.Mounts {
+		mounts = append(mounts, &runtimeapi.Mount{ContainerPath: m, HostPath: m, Readonly: true})
+	}
+	var env []*runtimeapi.KeyValue
+	for _, e := range o.Env {
+		k, v, _ := strings.Cut(e, "=")
+		env = append(env, &runtimeapi.KeyValue{Key: k, Value: []byte(v)})
+	}
 	c, err := rs.CreateContainer(ctx, &runtimeapi.CreateContainerRequest{PodSandboxId: sb.GetPodSandboxId(), SandboxConfig: cfg,
 		Config: &runtimeapi.ContainerConfig{
 			Metadata: &runtimeapi.ContainerMetadata{Name: oneShotContainer},
@@ -142,8 +158,10 @@ func (o OneShot) run(ctx context.Context, rs runtimeapi.RuntimeServiceClient, cf
 			Command:  o.Command,
 			LogPath:  oneShotContainer + ".log",
 			Devices:  devices,
+			Mounts:   mounts,
+			Envs:     env,
 			Linux: &runtimeapi.LinuxContainerConfig{SecurityContext: &runtimeapi.LinuxContainerSecurityContext{
-				RunAsUser: &runtimeapi.Int64Value{Value: 0}, ReadonlyRootfs: true, NoNewPrivs: true,
+				RunAsUser: &runtimeapi.Int64Value{Value: 0}, ReadonlyRootfs: !o.WritableRoot, NoNewPrivs: true,
 				Capabilities: &runtimeapi.Capability{DropCapabilities: []string{"ALL"}},
 			}},
 		}})

@@ -1,0 +1,51 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
+package gpu_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
+)
+
+// TestWorkloadRunsTheMachinesPrograms is the GPU check's workload path short of a GPU, in `make test`: a one-shot
+// container over the pause image with the machine's userland mounted runs the machine's own programs, natively
+// (runc: the machine's kernel) and in gVisor (gVisor's kernel), with the check's environment and a writable root.
+func TestWorkloadRunsTheMachinesPrograms(t *testing.T) {
+	n := newNode(t)
+	release := filepath.Join(t.TempDir(), "gvisor")
+	installertest.RealRelease(t, release)
+	runscConfig := filepath.Join(t.TempDir(), "runsc.toml")
+	testutil.Must(t, os.WriteFile(runscConfig, []byte("[runsc_config]\n"), 0o644))
+	if _, err := installer.Install(context.Background(), installer.Options{
+		HostRoot: n.HostRoot(), Source: release, BinDir: n.BinDir(), RunscConfig: runscConfig, NodeArch: runtime.GOARCH,
+		Restarter: n.Restarter(), Verifier: verify.CRI{Socket: n.Socket()},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	const script = `uname -r; echo "home=$HOME caps=$NVIDIA_DRIVER_CAPABILITIES"; touch /written && echo writable`
+	native, _ := workload(t, n, "", nil, "sh", "-c", script)
+	inGVisor, _ := workload(t, n, sandbox.DefaultHandler, nil, "sh", "-c", script)
+	for name, out := range map[string]string{"runc": native, "gVisor": inGVisor} {
+		if !strings.Contains(out, "home=/ caps=compute,utility\n") || !strings.Contains(out, "writable\n") {
+			t.Errorf("in %s: %q, want the check's environment and a writable root", name, out)
+		}
+	}
+	host, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	testutil.Must(t, err)
+	machines := strings.HasPrefix(native, strings.TrimSpace(string(host)))
+	gvisors := !strings.HasPrefix(inGVisor, strings.TrimSpace(string(host))) // gVisor reports a kernel of its own
+	if !machines || !gvisors {
+		t.Errorf("kernels: runc %q (machine %q), gVisor %q; want the machine's and gVisor's", native, host, inGVisor)
+	}
+}
