@@ -40,6 +40,3 @@ type Verdict struct {
 	// Message says it in words, with the fix.
 	Message string `json:"message"`
 }
-
-// GPUReady says whether GPU pods may start in gVisor on the node by the driver's version.
-func (v Verdict) GPUReady() bool { return v.Status == Supported }

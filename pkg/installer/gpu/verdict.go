@@ -39,9 +39,6 @@ type Verdict struct {
 // something else wrong).
 func (v Verdict) NVProxy() bool { return v.Status == Supported || v.Status == ProofFailed }
 
-// Problem says whether the verdict is one an operator must act on: a GPU node whose driver GPU pods cannot use.
-func (v Verdict) Problem() bool { return v.Status != Supported && v.Status != NoDevices }
-
 // Parse reads the one verdict gvisor-gpu-check prints; anything else (a field or status it does not know, more
 // than one value) is an error naming what came.
 func Parse(out []byte) (Verdict, error) {

@@ -6,6 +6,7 @@ package gpu_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -16,7 +17,7 @@ import (
 // TestParseRefusesWhatIsNotOneVerdict: the installer acts on the verdict (nvproxy on or off), so anything but one
 // verdict of a known status is an error quoting what came.
 func TestParseRefusesWhatIsNotOneVerdict(t *testing.T) {
-	if v, err := gpu.Parse([]byte(`{"status":"supported","driver":"580.159.04","gvisor":"v1","message":"ok"}` + "\n")); err != nil || !v.NVProxy() || v.Problem() {
+	if v, err := gpu.Parse([]byte(`{"status":"supported","driver":"580.159.04","gvisor":"v1","message":"ok"}` + "\n")); err != nil || !v.NVProxy() {
 		t.Errorf("a supported verdict: %+v, %v", v, err)
 	}
 	for _, bad := range []string{"", "EOF", `{"status":"supported","gvisor":"v1","message":"","extra":1}`, `{"status":"maybe","gvisor":"v1","message":""}`,
@@ -27,13 +28,24 @@ func TestParseRefusesWhatIsNotOneVerdict(t *testing.T) {
 	}
 }
 
-// TestExecReadsTheRealPreflight: the installer's reading of gvisor-gpu-check is the binary's own output (the
-// contract between the two modules), here for the node this test runs on.
+// TestExecReadsTheRealPreflight: the installer reads gvisor-gpu-check's own output (the contract between the two
+// modules, whose verdict types are each other's mirror): every status the binary gives for a driver, and its verdict
+// on the node this test runs on.
 func TestExecReadsTheRealPreflight(t *testing.T) {
 	if os.Getenv("GVISOR_TEST_GVISOR_DIR") == "" && os.Getenv("REQUIRE_REAL_COMPONENTS") != "1" {
 		t.Skip("builds gvisor-gpu-check from its module: make test runs it")
 	}
-	v, err := gpu.Exec{Binary: installertest.GPUCheck(t)}.Check(context.Background())
+	bin := installertest.GPUCheck(t)
+	for driver, want := range map[string]gpu.Status{"580.159.04": gpu.Supported, "535.104.05": gpu.Unsupported, "570.211.01": gpu.Unknown, "580": gpu.Malformed} {
+		out, err := exec.Command(bin, "preflight", "--driver-version="+driver).Output()
+		if err != nil {
+			t.Fatalf("gvisor-gpu-check preflight --driver-version=%s: %v", driver, err)
+		}
+		if v, err := gpu.Parse(out); err != nil || v.Status != want {
+			t.Errorf("the installer reads gvisor-gpu-check's verdict on %s as %+v (%v), want %s", driver, v, err, want)
+		}
+	}
+	v, err := gpu.Exec{Binary: bin}.Check(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
