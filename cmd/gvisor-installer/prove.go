@@ -53,9 +53,17 @@ func runProve(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		hostRoot: f.hostRoot, binDir: f.binDir, runscConfig: f.runscConfig, registration: f.registration, log: log,
 		prover: sandbox.CRI{Socket: filepath.Join(f.hostRoot, verify.CRISocket), Timeout: f.timeout, CgroupParent: f.cgroupParent, Creator: versionString() + " prove"},
 	}
-	gpuLine := f.nodeGPU(ctx, log)
+	gpuVerdict := f.nodeGPU(ctx, log)
 	verdict, err := p.run(ctx)
-	verdict += gpuLine
+	if err == nil && gpuVerdict != nil && gpuVerdict.Status == gpu.Supported {
+		// The GPU proof, as install's: the node's gvisor-gpu-check in a gVisor sandbox with the NVIDIA devices.
+		v := gpu.ProveNode(ctx, gpu.CRI{Socket: p.prover.Socket, Binary: f.gpuBinary, CgroupParent: f.cgroupParent, Creator: versionString() + " prove"},
+			f.hostRoot, *gpuVerdict)
+		gpuVerdict = &v
+	}
+	if g := installer.GPUReport(gpuVerdict); g != nil {
+		verdict += "; " + g.String()
+	}
 	if err != nil {
 		line := terminationLine("prove", err, verdict)
 		if f.termination != "" {
@@ -71,11 +79,11 @@ func runProve(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 }
 
 // nodeGPU sets nvproxy in runsc.toml for this node's driver (--gpu-preflight-binary, installer.NodeGPU) and returns
-// the verdict's part of prove's line ("" without the flag or NVIDIA devices). It never fails the proof: every gVisor
-// pod but a GPU pod runs on a node whose driver the shipped runsc does not support, and the line says what to fix.
-func (f *proveFlags) nodeGPU(ctx context.Context, log *slog.Logger) string {
+// the pre-flight's verdict (nil without the flag or NVIDIA devices). It never fails the proof: every gVisor pod but a
+// GPU pod runs on a node whose driver the shipped runsc does not support, and prove's line says what to fix.
+func (f *proveFlags) nodeGPU(ctx context.Context, log *slog.Logger) *gpu.Verdict {
 	if f.gpuBinary == "" {
-		return ""
+		return nil
 	}
 	v, err := installer.NodeGPU{
 		HostRoot: f.hostRoot, RunscConfig: f.runscConfig, Logger: log,
@@ -84,10 +92,7 @@ func (f *proveFlags) nodeGPU(ctx context.Context, log *slog.Logger) string {
 	if err != nil {
 		log.Warn("runsc.toml not set for this node's GPUs", "step", "gpu-node", "error", err.Error())
 	}
-	if g := installer.GPUReport(v); g != nil {
-		return "; " + g.String()
-	}
-	return ""
+	return v
 }
 
 // proveFlags are prove's flags.

@@ -58,26 +58,11 @@ func (r *Run) proveGPU(ctx context.Context, res *Result) {
 	if r.opts.GPUProver == nil || r.gpu == nil || r.gpu.Status != gpu.Supported {
 		return
 	}
-	log := r.opts.Logger
-	devices, err := gpu.Devices(r.opts.HostRoot)
-	var probe gpu.Probe
-	if err == nil {
-		probe, err = r.opts.GPUProver.ProveGPU(ctx, devices)
-	}
-	switch {
-	case err != nil:
-	case probe.Driver != r.gpu.Driver:
-		err = fmt.Errorf("the GPU proof's sandbox reached NVIDIA driver %s, the pre-flight read %s", probe.Driver, r.gpu.Driver)
-	case len(probe.GPUs) == 0:
-		err = fmt.Errorf("the NVIDIA driver lists no GPU in the GPU proof's sandbox (devices %s)", strings.Join(devices, ", "))
-	}
-	v := *r.gpu
-	if err != nil {
-		v.Status, v.Message = gpu.ProofFailed, err.Error()
-		log.Warn("GPU pods cannot run in gVisor on this node: the GPU proof failed", "step", "gpu-proof", "driver", v.Driver, "error", err.Error())
+	v := gpu.ProveNode(ctx, r.opts.GPUProver, r.opts.HostRoot, *r.gpu)
+	if v.Status == gpu.ProofFailed {
+		r.opts.Logger.Warn("GPU pods cannot run in gVisor on this node: the GPU proof failed", "step", "gpu-proof", "driver", v.Driver, "error", v.Message)
 	} else {
-		v.GPUs = len(probe.GPUs)
-		log.Info("GPU proven: a gVisor sandbox reaches the node's GPUs", "step", "gpu-proof", "driver", probe.Driver, "gpus", len(probe.GPUs))
+		r.opts.Logger.Info("GPU proven: a gVisor sandbox reaches the node's GPUs", "step", "gpu-proof", "driver", v.Driver, "gpus", v.GPUs)
 	}
 	r.gpu, res.GPU = &v, &v
 }

@@ -85,6 +85,17 @@ func TestGPUPreflightInRuncContainer(t *testing.T) {
 			t.Errorf("the GPU probe in a gVisor sandbox on a node without a driver: %v, want the probe's own error", err)
 		}
 
+		// The OperatingSystemConfig mode's GPU proof: the node's own gvisor-gpu-check (node-agent's imageRef file)
+		// mounted into the sandbox's pause image.
+		data, err := os.ReadFile(bin)
+		testutil.Must(t, err)
+		nodeBinary := n.BinDir() + "/gvisor-gpu-check"
+		testutil.Must(t, os.WriteFile(n.HostPath(nodeBinary), data, 0o755))
+		osc := gpu.CRI{Socket: n.Socket(), Binary: nodeBinary, CgroupParent: n.CgroupParent() + "/oneshot"}
+		if _, err := osc.ProveGPU(ctx, nil); err == nil || !strings.Contains(err.Error(), "opening /dev/nvidiactl") {
+			t.Errorf("the node's probe in the pause image of a gVisor sandbox: %v, want the probe's own error", err)
+		}
+
 		conn, err := verify.Dial(n.Socket())
 		testutil.Must(t, err)
 		defer conn.Close()

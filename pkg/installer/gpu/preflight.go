@@ -55,6 +55,9 @@ type CRI struct {
 	CgroupParent string
 	// Creator names the installer in the sandbox's annotation.
 	Creator string
+	// Binary, if set, is the node path of gvisor-gpu-check for the GPU proof, run in the sandbox's own image instead
+	// of Image (the OperatingSystemConfig mode; ProveGPU).
+	Binary string
 }
 
 // Check implements Preflight.

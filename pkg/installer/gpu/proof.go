@@ -12,9 +12,34 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
 )
+
+// ProveNode runs the GPU proof p on a node (root hostRoot) whose verdict v passed the pre-flight: a gVisor sandbox
+// with the node's NVIDIA devices must reach the driver the pre-flight read and list at least one GPU. It returns v
+// with the GPUs it saw, or turned into ProofFailed with the reason (runsc's own where the sandbox did not boot).
+func ProveNode(ctx context.Context, p Prover, hostRoot string, v Verdict) Verdict {
+	devices, err := Devices(hostRoot)
+	var probe Probe
+	if err == nil {
+		probe, err = p.ProveGPU(ctx, devices)
+	}
+	switch {
+	case err != nil:
+	case probe.Driver != v.Driver:
+		err = fmt.Errorf("the GPU proof's sandbox reached NVIDIA driver %s, the pre-flight read %s", probe.Driver, v.Driver)
+	case len(probe.GPUs) == 0:
+		err = fmt.Errorf("the NVIDIA driver lists no GPU in the GPU proof's sandbox (devices %s)", strings.Join(devices, ", "))
+	}
+	if err != nil {
+		v.Status, v.Message = ProofFailed, err.Error()
+		return v
+	}
+	v.GPUs = len(probe.GPUs)
+	return v
+}
 
 // ProofFailed is the installer's word for a GPU node whose driver passed the pre-flight but whose GPU proof did not
 // reach the driver through gVisor (not one of gvisor-gpu-check's verdicts).
@@ -64,13 +89,19 @@ type Prover interface {
 // node's runsc.toml, whose nvproxy the install just turned on) with devices read-write, as NVIDIA's device plugin
 // hands them to a GPU container. A sandbox that does not boot is explained by runsc's own log (sandbox.OneShot).
 func (c CRI) ProveGPU(ctx context.Context, devices []string) (Probe, error) {
-	out, err := sandbox.OneShot{
+	one := sandbox.OneShot{
 		Socket: c.Socket, Image: c.Image, Command: []string{CheckPath, "probe"}, Handler: sandbox.DefaultHandler,
 		Devices: devices, WritableDevices: true, Timeout: Timeout, CgroupParent: c.CgroupParent, Creator: c.Creator,
 		Purpose: "proves that a GPU container of this node reaches its GPUs through gVisor",
-	}.Run(ctx)
+	}
+	if c.Binary != "" {
+		// The node's own gvisor-gpu-check in the sandbox's own (pause) image: the OperatingSystemConfig mode has the
+		// binary on the node, and the installation image is not in containerd.
+		one.Image, one.Mounts, one.Command = "", []string{c.Binary}, []string{c.Binary, "probe"}
+	}
+	out, err := one.Run(ctx)
 	if err != nil {
-		return Probe{}, fmt.Errorf("the GPU proof (%s probe in a gVisor sandbox with %d NVIDIA devices): %w", CheckPath, len(devices), err)
+		return Probe{}, fmt.Errorf("the GPU proof (%s probe in a gVisor sandbox with %d NVIDIA devices): %w", one.Command[0], len(devices), err)
 	}
 	var p Probe
 	dec := json.NewDecoder(bytes.NewReader(out))

@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -39,7 +40,8 @@ const (
 type OneShot struct {
 	// Socket is the CRI socket as the installer sees it.
 	Socket string
-	// Image runs the container; it is pulled if the node does not have it.
+	// Image runs the container; it is pulled if the node does not have it. Empty: the pod sandbox's own image (the
+	// node's pause image, which every node has), for a Command that is one of Mounts.
 	Image string
 	// Command is the container's command, its first element a path in Image.
 	Command []string
@@ -81,8 +83,10 @@ func (o OneShot) Run(ctx context.Context) ([]byte, error) {
 	if _, err := prover.removeAll(ctx, rs); err != nil {
 		return nil, fmt.Errorf("removing the sandboxes of earlier runs (label %s): %w", LabelKey, err)
 	}
-	if err := ensureImage(ctx, is, o.Image); err != nil {
-		return nil, err
+	if o.Image != "" {
+		if err := ensureImage(ctx, is, o.Image); err != nil {
+			return nil, err
+		}
 	}
 	parent := o.CgroupParent
 	if parent == "" {
@@ -134,6 +138,12 @@ func (o OneShot) run(ctx context.Context, rs runtimeapi.RuntimeServiceClient, cf
 	if err != nil {
 		return nil, fmt.Errorf("starting a pod sandbox (runtime handler %q) over %s: %w", o.Handler, o.Socket, err)
 	}
+	image := o.Image
+	if image == "" {
+		if image, err = sandboxImage(ctx, rs, sb.GetPodSandboxId()); err != nil {
+			return nil, err
+		}
+	}
 	permissions := "r"
 	if o.WritableDevices {
 		permissions = "rw"
@@ -154,7 +164,7 @@ func (o OneShot) run(ctx context.Context, rs runtimeapi.RuntimeServiceClient, cf
 	c, err := rs.CreateContainer(ctx, &runtimeapi.CreateContainerRequest{PodSandboxId: sb.GetPodSandboxId(), SandboxConfig: cfg,
 		Config: &runtimeapi.ContainerConfig{
 			Metadata: &runtimeapi.ContainerMetadata{Name: oneShotContainer},
-			Image:    &runtimeapi.ImageSpec{Image: o.Image},
+			Image:    &runtimeapi.ImageSpec{Image: image},
 			Command:  o.Command,
 			LogPath:  oneShotContainer + ".log",
 			Devices:  devices,
@@ -166,7 +176,7 @@ func (o OneShot) run(ctx context.Context, rs runtimeapi.RuntimeServiceClient, cf
 			}},
 		}})
 	if err != nil {
-		return nil, fmt.Errorf("creating the container %v from %s: %w", o.Command, o.Image, err)
+		return nil, fmt.Errorf("creating the container %v from %s: %w", o.Command, image, err)
 	}
 	id := c.GetContainerId()
 	if _, err := rs.StartContainer(ctx, &runtimeapi.StartContainerRequest{ContainerId: id}); err != nil {
@@ -184,6 +194,22 @@ func (o OneShot) run(ctx context.Context, rs runtimeapi.RuntimeServiceClient, cf
 		return nil, fmt.Errorf("the container %v exited with %d: %s", o.Command, code, bytes.TrimSpace(append(stderr, stdout...)))
 	}
 	return stdout, nil
+}
+
+// sandboxImage is the image containerd started pod sandbox id from (its verbose status' "image"): the node's
+// pause image.
+func sandboxImage(ctx context.Context, rs runtimeapi.RuntimeServiceClient, id string) (string, error) {
+	st, err := rs.PodSandboxStatus(ctx, &runtimeapi.PodSandboxStatusRequest{PodSandboxId: id, Verbose: true})
+	if err != nil {
+		return "", fmt.Errorf("CRI PodSandboxStatus of %s: %w", id, err)
+	}
+	var info struct {
+		Image string `json:"image"`
+	}
+	if err := json.Unmarshal([]byte(st.GetInfo()["info"]), &info); err != nil || info.Image == "" {
+		return "", fmt.Errorf("containerd's status of sandbox %s names no sandbox image (%v)", id, err)
+	}
+	return info.Image, nil
 }
 
 // waitExit polls the container's state until it exited and returns its exit code.

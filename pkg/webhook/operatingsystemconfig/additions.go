@@ -169,7 +169,8 @@ func inlineFile(path, data string) extensionsv1alpha1.File {
 // or failed, which it reports in the Node's SystemdUnitsReady condition, until a later proof succeeds again.
 // With gpu (render.NodeConfig.GPU) each run first sets nvproxy in runsc.toml for the node's NVIDIA driver
 // (--gpu-preflight-binary, installer.NodeGPU): after node-agent wrote the pool's runsc.toml, and every re-proof
-// interval, so a driver loaded or upgraded after boot is judged then.
+// interval, so a driver loaded or upgraded after boot is judged then; after a passed proof it proves the GPUs too
+// (gpu.ProveNode).
 func proofUnit(binDir string, files []extensionsv1alpha1.File, gpu bool) extensionsv1alpha1.Unit {
 	var paths []string
 	for _, f := range files {
