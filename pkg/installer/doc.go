@@ -34,8 +34,19 @@
 // With Options.NodeLabel (--label-node, the opt-in scheduling readiness gate) Install labels the node once runsc is
 // verified and the sandbox proven, and Uninstall removes the label before it unregisters runsc (see NodeLabel).
 //
+// With Options.GPU (--gpu-preflight-image, on in the chart) Install decides runsc's nvproxy for the node: on a node
+// with NVIDIA devices the GPU pre-flight judges the driver (gpucheck.go; on a GPU node still loading its driver
+// after a bounded wait, gpudriver.go), nvproxy is on in the node's runsc.toml only for a supported driver, and after
+// the install the GPU proof (Options.GPUProver) has a gVisor sandbox reach the GPUs. A GPU problem never fails the
+// install; the report names it, and the readiness label stays off such a node. NodeGPU is the same decision for the
+// OperatingSystemConfig mode's runsc.toml.
+//
+// A successful install always leaves its release record (gvisor/state.json): it is staged before the run writes
+// anything else and renamed into place after the proof (record.go).
+//
 // Subpackages do one job each: containerdconfig (TOML editor), containerdversion (the supported containerd
-// versions), binaries (release verification, version and copy), report (the line a run leaves in its pod's status), runscconfig (runsc.toml validation), restart (systemd
-// D-Bus), verify (CRI checks), sandbox (the sandbox proof), hostfs (atomic writes), refusal (the error type of
-// refusals).
+// versions), binaries (release verification, version and copy), report (the line a run leaves in its pod's status),
+// runscconfig (runsc.toml validation), restart (systemd D-Bus), verify (CRI checks), sandbox (the sandbox proof and
+// one-shot containers over CRI), gpu (GPU nodes: devices, the pre-flight, the GPU proof), hostfs (atomic writes),
+// refusal (the error type of refusals).
 package installer
