@@ -46,7 +46,7 @@
 //
 // Subpackages do one job each: containerdconfig (TOML editor), containerdversion (the supported containerd
 // versions), binaries (release verification, version and copy), report (the line a run leaves in its pod's status),
-// runscconfig (runsc.toml validation), restart (systemd D-Bus), verify (CRI checks), sandbox (the sandbox proof and
-// one-shot containers over CRI), gpu (GPU nodes: devices, the pre-flight, the GPU proof), hostfs (atomic writes),
-// refusal (the error type of refusals).
+// restart (systemd D-Bus), verify (CRI checks), sandbox (the sandbox proof and one-shot containers over CRI), gpu
+// (GPU nodes: devices, the pre-flight, the GPU proof), hostfs (atomic writes), refusal (the error type of refusals).
+// runsc.toml's content and checks are package runscconfig's (pkg/runscconfig).
 package installer
