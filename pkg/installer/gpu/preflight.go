@@ -4,6 +4,7 @@
 package gpu
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -90,24 +91,11 @@ func (e Exec) Check(ctx context.Context) (Verdict, error) {
 		root = "/"
 	}
 	cmd := exec.CommandContext(ctx, e.Binary, "preflight", "--host-root="+root)
-	var stderr limitedBuffer
+	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return Verdict{}, fmt.Errorf("running the GPU pre-flight %s: %w: %s", e.Binary, err, stderr.String())
+		return Verdict{}, fmt.Errorf("running the GPU pre-flight %s: %w: %s", e.Binary, err, bound(stderr.Bytes()))
 	}
 	return Parse(out)
 }
-
-// limitedBuffer keeps the first 4 KiB written to it.
-type limitedBuffer struct{ b []byte }
-
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	const limit = 4 << 10
-	if room := limit - len(l.b); room > 0 {
-		l.b = append(l.b, p[:min(room, len(p))]...)
-	}
-	return len(p), nil
-}
-
-func (l *limitedBuffer) String() string { return string(l.b) }

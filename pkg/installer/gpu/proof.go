@@ -4,9 +4,7 @@
 package gpu
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -103,11 +101,5 @@ func (c CRI) ProveGPU(ctx context.Context, devices []string) (Probe, error) {
 	if err != nil {
 		return Probe{}, fmt.Errorf("the GPU proof (%s probe in a gVisor sandbox with %d NVIDIA devices): %w", one.Command[0], len(devices), err)
 	}
-	var p Probe
-	dec := json.NewDecoder(bytes.NewReader(out))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		return Probe{}, fmt.Errorf("reading the GPU proof's answer %q: %w", bound(out), err)
-	}
-	return p, nil
+	return decodeOne[Probe]("the GPU proof's answer", out)
 }

@@ -42,20 +42,30 @@ func (v Verdict) NVProxy() bool { return v.Status == Supported || v.Status == Pr
 // Parse reads the one verdict gvisor-gpu-check prints; anything else (a field or status it does not know, more
 // than one value) is an error naming what came.
 func Parse(out []byte) (Verdict, error) {
-	var v Verdict
-	dec := json.NewDecoder(bytes.NewReader(out))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&v); err != nil {
-		return Verdict{}, fmt.Errorf("reading the GPU pre-flight's verdict %q: %w", bound(out), err)
-	}
-	if dec.More() {
-		return Verdict{}, fmt.Errorf("the GPU pre-flight printed more than one verdict: %q", bound(out))
+	v, err := decodeOne[Verdict]("the GPU pre-flight's verdict", out)
+	if err != nil {
+		return Verdict{}, err
 	}
 	switch v.Status {
 	case NoDevices, Supported, Unsupported, Unknown, Malformed, Unreadable:
 		return v, nil
 	}
 	return Verdict{}, fmt.Errorf("the GPU pre-flight's verdict has status %q, which this installer does not know: %q", v.Status, bound(out))
+}
+
+// decodeOne reads exactly one JSON value of gvisor-gpu-check's (what names it in errors), refusing unknown fields:
+// the two modules' types mirror each other, and a field one side does not know is a contract broken.
+func decodeOne[T any](what string, out []byte) (T, error) {
+	var v T
+	dec := json.NewDecoder(bytes.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		return v, fmt.Errorf("reading %s %q: %w", what, bound(out), err)
+	}
+	if dec.More() {
+		return v, fmt.Errorf("%s is more than one value: %q", what, bound(out))
+	}
+	return v, nil
 }
 
 // bound keeps an error's quote of the pre-flight's output short.

@@ -114,22 +114,9 @@ func (o OneShot) Run(ctx context.Context) ([]byte, error) {
 }
 
 func (o OneShot) sandboxConfig(uid, parent, logDir string) *runtimeapi.PodSandboxConfig {
-	creator := o.Creator
-	if creator == "" {
-		creator = labelValue
-	}
-	return &runtimeapi.PodSandboxConfig{
-		Metadata:     &runtimeapi.PodSandboxMetadata{Name: OneShotName, Namespace: SandboxNamespace, Uid: uid},
-		Labels:       map[string]string{LabelKey: labelValue},
-		Annotations:  map[string]string{CreatorAnnotation: creator + ": " + o.Purpose + "; removed at once"},
-		LogDirectory: logDir,
-		Linux: &runtimeapi.LinuxPodSandboxConfig{
-			CgroupParent: parent,
-			SecurityContext: &runtimeapi.LinuxSandboxSecurityContext{
-				NamespaceOptions: &runtimeapi.NamespaceOption{Network: runtimeapi.NamespaceMode_NODE, Pid: runtimeapi.NamespaceMode_POD, Ipc: runtimeapi.NamespaceMode_POD},
-			},
-		},
-	}
+	cfg := podConfig(OneShotName, uid, parent, o.Creator, o.Purpose)
+	cfg.LogDirectory = logDir
+	return cfg
 }
 
 // run starts the sandbox and the container, waits for the container's end and reads its stdout from its log.

@@ -248,21 +248,26 @@ func (c CRI) config(parent string) (*runtimeapi.PodSandboxConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	creator := c.Creator
+	return podConfig(SandboxName, uid, parent, c.Creator, "proves that a gVisor sandbox starts on this node"), nil
+}
+
+// podConfig is a pod sandbox of the installer's own (ours): metadata name in SandboxNamespace, our label, an
+// annotation saying who made it and why, host network, cgroup parent parent.
+func podConfig(name, uid, parent, creator, purpose string) *runtimeapi.PodSandboxConfig {
 	if creator == "" {
 		creator = labelValue
 	}
 	return &runtimeapi.PodSandboxConfig{
-		Metadata:    &runtimeapi.PodSandboxMetadata{Name: SandboxName, Namespace: SandboxNamespace, Uid: uid},
+		Metadata:    &runtimeapi.PodSandboxMetadata{Name: name, Namespace: SandboxNamespace, Uid: uid},
 		Labels:      map[string]string{LabelKey: labelValue},
-		Annotations: map[string]string{CreatorAnnotation: creator + ": proves that a gVisor sandbox starts on this node; removed at once"},
+		Annotations: map[string]string{CreatorAnnotation: creator + ": " + purpose + "; removed at once"},
 		Linux: &runtimeapi.LinuxPodSandboxConfig{
 			CgroupParent: parent,
 			SecurityContext: &runtimeapi.LinuxSandboxSecurityContext{
 				NamespaceOptions: &runtimeapi.NamespaceOption{Network: runtimeapi.NamespaceMode_NODE, Pid: runtimeapi.NamespaceMode_POD, Ipc: runtimeapi.NamespaceMode_POD},
 			},
 		},
-	}, nil
+	}
 }
 
 // removeAll stops and removes every proof sandbox (ours) and returns how many there were.
