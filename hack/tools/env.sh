@@ -25,3 +25,7 @@ export GVISOR_TEST_PROMTOOL="$("$REPO_ROOT/hack/tools/promtool.sh")"
 export GVISOR_TEST_PROMETHEUS="$("$REPO_ROOT/hack/tools/prometheus.sh")"
 # kube-state-metrics at the release Gardener runs for every shoot: test/e2e judges the installation alerts on its series.
 export GVISOR_TEST_KUBE_STATE_METRICS="$("$REPO_ROOT/hack/tools/kube-state-metrics.sh")"
+# crictl, built from the Go module proxy: the VM node's tests ask its containerd over CRI with it.
+export GVISOR_TEST_CRICTL="$("$REPO_ROOT/hack/tools/crictl.sh")"
+# The VM node's disk (Debian bookworm, systemd, cgroup v2), built from Debian's packages, and QEMU: test/vmnode.
+export GVISOR_TEST_VM_NODE="$("$REPO_ROOT/hack/tools/vm-node.sh")"

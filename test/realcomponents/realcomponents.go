@@ -90,3 +90,18 @@ func KubeStateMetrics(t testing.TB) string {
 	const env, target = "GVISOR_TEST_KUBE_STATE_METRICS", "tool-kube-state-metrics"
 	return executable(t, Env(t, env, target), env, target)
 }
+
+// VMNode returns the folder of the VM node's disk (GVISOR_TEST_VM_NODE, hack/tools/vm-node.sh): vmlinuz,
+// initrd.img, disk.img and its ssh key.
+func VMNode(t testing.TB) string {
+	t.Helper()
+	dir := Env(t, "GVISOR_TEST_VM_NODE", "tool-vm-node")
+	executable(t, "/usr/bin/qemu-system-x86_64", "GVISOR_TEST_VM_NODE", "tool-vm-node")
+	return dir
+}
+
+// Crictl returns the path of crictl (GVISOR_TEST_CRICTL, hack/tools/crictl.sh).
+func Crictl(t testing.TB) string {
+	t.Helper()
+	return executable(t, Env(t, "GVISOR_TEST_CRICTL", "tool-crictl"), "GVISOR_TEST_CRICTL", "tool-crictl")
+}

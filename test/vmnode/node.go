@@ -1,0 +1,199 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
+package vmnode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Limits of a node under TCG on a loaded 2-core machine; see the package doc for why everything is slow.
+const (
+	// BootTimeout bounds the wait from QEMU's start to the node's sshd answering: measured 45-80 s, so 6 minutes
+	// leaves room for a machine busy with the other test packages.
+	BootTimeout = 6 * time.Minute
+	// ShutdownTimeout bounds a guest's own `systemctl reboot` until QEMU exits: systemd stops containerd and the
+	// kubelet (KillMode=process: the shims and sandboxes are killed last), measured under a minute.
+	ShutdownTimeout = 4 * time.Minute
+	// portAttempts is how often Boot picks another free port when QEMU could not bind the one it picked (another
+	// test package took it between the pick and QEMU's bind).
+	portAttempts = 3
+)
+
+// Network is where QEMU runs and where the harness reaches its forwarded ports: a kubenode's network namespace
+// (kubenode.Node has both methods), so that the guest's 10.0.2.2 is that namespace's loopback.
+type Network interface {
+	NetCommand(ctx context.Context, argv ...string) *exec.Cmd
+	Dial(ctx context.Context, network, addr string) (net.Conn, error)
+	Listen(network, addr string) (net.Listener, error)
+}
+
+// Config configures a node.
+type Config struct {
+	// Disk is the folder hack/tools/vm-node.sh built (GVISOR_TEST_VM_NODE): vmlinuz, initrd.img, disk.img,
+	// id_ed25519.
+	Disk string
+	// Files are files of the machine the guest sees read-only at /mnt/host/<name> (binaries, image archives),
+	// linked (or copied) into the node's share; AddFile adds more while the node runs.
+	Files map[string]string
+	// CPUs and MemoryMiB size the guest; zero: 2 CPUs (the machine's) and 4 GiB.
+	CPUs, MemoryMiB int
+	// CgroupV1 boots the node on cgroup v1 (systemd's legacy hierarchy), as SUSE CHost runs; false: cgroup v2, as
+	// Garden Linux runs.
+	CgroupV1 bool
+	// Forward are guest TCP ports forwarded from the same port of ForwardAddress in Network (the API server dials
+	// the kubelet there); the ssh port is always forwarded, from a free port of 127.0.0.1.
+	Forward        []int
+	ForwardAddress string
+	// Network runs QEMU and dials the node; nil: the machine's own network.
+	Network Network
+	// Log receives one line per step with its duration; nil discards.
+	Log io.Writer
+}
+
+// Node is a running VM node: see the package doc.
+type Node struct {
+	cfg      Config
+	work     string
+	overlay  string
+	share    string
+	console  string
+	sshPort  int
+	qemu     *exec.Cmd
+	exited   chan error
+	ssh      *sshClient
+	boots    int
+	bootTime time.Duration
+}
+
+// Boot starts a node on a fresh overlay of cfg.Disk and waits until its sshd answers. On error everything started
+// is stopped.
+func Boot(ctx context.Context, cfg Config) (_ *Node, err error) {
+	if cfg.CPUs == 0 {
+		cfg.CPUs = 2
+	}
+	if cfg.MemoryMiB == 0 {
+		cfg.MemoryMiB = 4096
+	}
+	for _, f := range []string{"vmlinuz", "initrd.img", "disk.img", "id_ed25519"} {
+		if _, err := os.Stat(filepath.Join(cfg.Disk, f)); err != nil {
+			return nil, fmt.Errorf("VM node disk %s: %w (build it with hack/tools/vm-node.sh)", cfg.Disk, err)
+		}
+	}
+	n := &Node{cfg: cfg}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, n.Stop())
+		}
+	}()
+	if n.work, err = os.MkdirTemp("", "vmnode-"); err != nil {
+		return nil, err
+	}
+	n.share = filepath.Join(n.work, "share")
+	if err := os.Mkdir(n.share, 0o755); err != nil {
+		return nil, err
+	}
+	for name, path := range cfg.Files {
+		if err := n.AddFile(name, path); err != nil {
+			return nil, err
+		}
+	}
+	n.overlay = filepath.Join(n.work, "overlay.qcow2")
+	n.console = filepath.Join(n.work, "console.log")
+	t0 := time.Now()
+	out, err := exec.CommandContext(ctx, "qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b",
+		filepath.Join(cfg.Disk, "disk.img"), n.overlay).CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("qemu-img create of the overlay: %w: %s", err, out)
+	}
+	if err := n.boot(ctx); err != nil {
+		return nil, err
+	}
+	n.logf("booted (%s) in %.1fs", n.cgroupName(), time.Since(t0).Seconds())
+	return n, nil
+}
+
+func (n *Node) cgroupName() string {
+	if n.cfg.CgroupV1 {
+		return "cgroup v1"
+	}
+	return "cgroup v2"
+}
+
+func (n *Node) logf(format string, args ...any) {
+	if n.cfg.Log != nil {
+		fmt.Fprintf(n.cfg.Log, "[vmnode] "+format+"\n", args...)
+	}
+}
+
+// BootTime is how long the last boot took from QEMU's start to sshd answering.
+func (n *Node) BootTime() time.Duration { return n.bootTime }
+
+// Boots counts the node's boots (the first included).
+func (n *Node) Boots() int { return n.boots }
+
+// Console returns the last lines the guest wrote to its serial console (the kernel, systemd's failures).
+func (n *Node) Console(lines int) string {
+	data, err := os.ReadFile(n.console)
+	if err != nil {
+		return "(no console: " + err.Error() + ")"
+	}
+	all := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(all) > lines {
+		all = all[len(all)-lines:]
+	}
+	return strings.Join(all, "\n")
+}
+
+// Reboot reboots the node the way an operator does (`systemctl reboot` in the guest: systemd stops every unit) and
+// waits until it is up again on the same overlay.
+func (n *Node) Reboot(ctx context.Context) error {
+	t0 := time.Now()
+	// The command never returns normally: the connection ends with the guest.
+	_, _ = n.Run(ctx, "systemctl reboot")
+	n.ssh.close()
+	n.ssh = nil
+	select {
+	case err := <-n.exited:
+		n.logf("QEMU exited with the guest's reboot (%v)", err)
+	case <-time.After(ShutdownTimeout):
+		return fmt.Errorf("VM node did not shut down within %s of systemctl reboot; console:\n%s", ShutdownTimeout, n.Console(30))
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	n.qemu = nil
+	if err := n.boot(ctx); err != nil {
+		return fmt.Errorf("after reboot: %w", err)
+	}
+	n.logf("rebooted in %.1fs (boot %.1fs)", time.Since(t0).Seconds(), n.bootTime.Seconds())
+	return nil
+}
+
+// Stop kills QEMU and removes the overlay; it reports what it could not clean up.
+func (n *Node) Stop() error {
+	var errs []error
+	if n.ssh != nil {
+		n.ssh.close()
+		n.ssh = nil
+	}
+	if n.qemu != nil {
+		errs = append(errs, n.kill())
+		n.qemu = nil
+	}
+	if n.work != "" {
+		if err := os.RemoveAll(n.work); err != nil {
+			errs = append(errs, fmt.Errorf("removing the VM node's overlay: %w", err))
+		}
+		n.work = ""
+	}
+	return errors.Join(errs...)
+}

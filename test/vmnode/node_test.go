@@ -1,0 +1,101 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
+package vmnode_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/vmnode"
+)
+
+// bootProvisioned boots a VM node and provisions containerd 2.4 with the pause and busybox images; Stop runs at
+// the test's end, and the console's tail is logged when the test failed.
+func bootProvisioned(ctx context.Context, t *testing.T, cfg vmnode.Config) *vmnode.Node {
+	t.Helper()
+	cfg.Disk = realcomponents.VMNode(t)
+	crictl := realcomponents.Crictl(t)
+	containerd := installertest.Release(t, "2.4")
+	imgs := nodetest.BuildImages(t, nodetest.NodeTools(t))
+	cfg.Log = testWriter{t}
+	n, err := vmnode.Boot(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("VM node console:\n%s", n.Console(40))
+		}
+		if err := n.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	if err := n.Provision(ctx, vmnode.Provision{
+		Containerd: containerd.Dir, Crictl: crictl,
+		Images: []string{imgs.Pause, imgs.Busybox}, SandboxImage: nodetest.PauseImage,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func run(ctx context.Context, t *testing.T, n *vmnode.Node, script string) string {
+	t.Helper()
+	out, err := n.Run(ctx, script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(out)
+}
+
+// TestNodeBootsLikeGardeners: the node the VM tests run on is Gardener's kind of node (systemd as PID 1, cgroup v2
+// with the cpu and memory controllers, containerd a systemd unit in its own delegated cgroup with runc's systemd
+// cgroup driver), and a reboot keeps what was installed.
+func TestNodeBootsLikeGardeners(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	n := bootProvisioned(ctx, t, vmnode.Config{})
+	check := func() {
+		t.Helper()
+		if got := run(ctx, t, n, "cat /proc/1/comm"); got != "systemd" {
+			t.Errorf("PID 1 is %q, want systemd", got)
+		}
+		if got := run(ctx, t, n, "stat -fc %T /sys/fs/cgroup"); got != "cgroup2fs" {
+			t.Errorf("/sys/fs/cgroup is %q, want cgroup2fs", got)
+		}
+		ctrl := " " + run(ctx, t, n, "cat /sys/fs/cgroup/cgroup.controllers") + " "
+		for _, c := range []string{"cpu", "memory", "pids"} {
+			if !strings.Contains(ctrl, " "+c+" ") {
+				t.Errorf("cgroup v2 controllers %q lack %s", ctrl, c)
+			}
+		}
+		if got := run(ctx, t, n, "systemctl is-active containerd; systemctl show -p ControlGroup --value containerd"); got != "active\n/system.slice/containerd.service" {
+			t.Errorf("containerd: %q, want active in /system.slice/containerd.service", got)
+		}
+		if got := run(ctx, t, n, "crictl info | grep -c '\"SystemdCgroup\": true' || true"); got == "0" {
+			t.Errorf("containerd's runc runtime does not run with SystemdCgroup = true:\n%s", run(ctx, t, n, "crictl info"))
+		}
+	}
+	check()
+	if err := n.Reboot(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check()
+	if os.Getenv("VMNODE_KEEP") != "" {
+		t.Log(run(ctx, t, n, "systemd-analyze || true; systemctl --failed --no-legend || true"))
+	}
+}

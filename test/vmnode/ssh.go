@@ -1,0 +1,143 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
+package vmnode
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// sshClient is one ssh connection to the guest's root; every Run is a session of it.
+type sshClient struct {
+	client *ssh.Client
+}
+
+func (c *sshClient) close() {
+	if c != nil && c.client != nil {
+		c.client.Close()
+	}
+}
+
+// dialSSH connects to the guest's sshd through the forwarded port, as root with the disk's key. The guest's host
+// key is new on every overlay and not checked: the port is the machine's loopback, forwarded by our own QEMU.
+func (n *Node) dialSSH(ctx context.Context) (*sshClient, error) {
+	key, err := os.ReadFile(filepath.Join(n.cfg.Disk, "id_ed25519"))
+	if err != nil {
+		return nil, err
+	}
+	signer, err := ssh.ParsePrivateKey(key)
+	if err != nil {
+		return nil, fmt.Errorf("the VM node's key: %w", err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", n.sshPort)
+	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var conn net.Conn
+	if n.cfg.Network != nil {
+		conn, err = n.cfg.Network.Dial(dctx, "tcp", addr)
+	} else {
+		conn, err = (&net.Dialer{}).DialContext(dctx, "tcp", addr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// The handshake's deadline: QEMU accepts the forwarded connection at once, the guest's sshd answers only once
+	// it runs.
+	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+	sc, chans, reqs, err := ssh.NewClientConn(conn, addr, &ssh.ClientConfig{
+		User:            "root",
+		Auth:            []ssh.AuthMethod{ssh.PublicKeys(signer)},
+		HostKeyCallback: ssh.InsecureIgnoreHostKey(), //nolint:gosec // see the function's doc
+	})
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	_ = conn.SetDeadline(time.Time{})
+	return &sshClient{client: ssh.NewClient(sc, chans, reqs)}, nil
+}
+
+// waitSSH waits until the guest's sshd lets root in, QEMU exits or BootTimeout passes.
+func (n *Node) waitSSH(ctx context.Context) error {
+	deadline := time.Now().Add(BootTimeout)
+	var last error
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-n.exited:
+			n.exited <- err
+			n.qemu = nil
+			return fmt.Errorf("QEMU exited while the node booted (%v); console:\n%s", err, n.Console(40))
+		case <-ctx.Done():
+			return ctx.Err()
+		default:
+		}
+		c, err := n.dialSSH(ctx)
+		if err == nil {
+			n.ssh = c
+			return nil
+		}
+		last = err
+		time.Sleep(2 * time.Second)
+	}
+	return fmt.Errorf("the VM node's sshd did not answer within %s (last: %v); console:\n%s", BootTimeout, last, n.Console(40))
+}
+
+// Run runs script with bash as root in the guest and returns its combined output; a non-zero exit is an error that
+// carries the output.
+func (n *Node) Run(ctx context.Context, script string) (string, error) {
+	if n.ssh == nil {
+		return "", fmt.Errorf("the VM node is not running")
+	}
+	s, err := n.ssh.client.NewSession()
+	if err != nil {
+		return "", fmt.Errorf("ssh session to the VM node: %w", err)
+	}
+	defer s.Close()
+	// One buffer for both streams, locked: the session copies stdout and stderr from two goroutines.
+	var out lockedBuffer
+	s.Stdout, s.Stderr = &out, &out
+	done := make(chan error, 1)
+	go func() { done <- s.Run("bash --norc --noprofile -euo pipefail -c " + shellQuote(script)) }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		_ = s.Signal(ssh.SIGKILL)
+		s.Close()
+		return out.String(), fmt.Errorf("on the VM node: %w; output so far:\n%s", ctx.Err(), out.String())
+	}
+	if err != nil {
+		return out.String(), fmt.Errorf("on the VM node: %w:\n%s", err, out.String())
+	}
+	return out.String(), nil
+}
+
+// shellQuote quotes s as one word of a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// lockedBuffer is a bytes.Buffer safe for concurrent writers.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
