@@ -138,6 +138,15 @@ func (n *Node) logf(format string, args ...any) {
 // BootTime is how long the last boot took from QEMU's start to sshd answering.
 func (n *Node) BootTime() time.Duration { return n.bootTime }
 
+// Footprint is what a running node holds on the machine: QEMU's process ID, the directory of its overlay and
+// share, and the forwarded ssh port. After Stop none of them is left (the harness' own test checks).
+func (n *Node) Footprint() (pid int, dir string, sshPort int) {
+	if n.qemu != nil && n.qemu.Process != nil {
+		pid = n.qemu.Process.Pid
+	}
+	return pid, n.work, n.sshPort
+}
+
 // Boots counts the node's boots (the first included).
 func (n *Node) Boots() int { return n.boots }
 

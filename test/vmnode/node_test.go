@@ -5,8 +5,11 @@ package vmnode_test
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -95,7 +98,20 @@ func TestNodeBootsLikeGardeners(t *testing.T) {
 		t.Fatal(err)
 	}
 	check()
-	if os.Getenv("VMNODE_KEEP") != "" {
-		t.Log(run(ctx, t, n, "systemd-analyze || true; systemctl --failed --no-legend || true"))
+	t.Log(run(ctx, t, n, "systemd-analyze"))
+	pid, dir, port := n.Footprint()
+	if err := n.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, 0); err == nil {
+		t.Errorf("QEMU (pid %d) still runs after Stop", pid)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the node's overlay directory %s is left after Stop (%v)", dir, err)
+	}
+	if l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err != nil {
+		t.Errorf("the node's ssh port %d is still taken after Stop: %v", port, err)
+	} else {
+		l.Close()
 	}
 }
