@@ -15,6 +15,16 @@
 // configuration, gardener-resource-manager's token requestor fills the shoot access secret made by Gardener's
 // NewShootAccessSecret, and the RBAC is the target ManagedResource of Gardener's shoot prometheus component.
 //
+// # Gardener's node
+//
+// TestExtensionOnGardenersNode adds a second node to that cluster: a VM that boots like a Gardener worker
+// (test/vmnode: systemd as PID 1, cgroup v2, containerd as a systemd unit, the kubelet with the systemd cgroup
+// driver). The namespace node is then only the seed (the extension's controller runs there); the VM carries the
+// gVisor pool's labels, so the installation DaemonSet and the shoot owner's pods run there, and the installer
+// restarts containerd through the VM's real systemd. QEMU runs in the namespace node's network, so the VM reaches
+// the API server as 10.0.2.2, and the API server reaches the VM's kubelet (logs, exec, metrics) through a port QEMU
+// forwards from the VM's InternalIP on the namespace node's loopback.
+//
 // The package's non-test files are the steps, shared by its tests and by `make demo`'s real-node part
 // (test/e2e/demo).
 package e2e

@@ -46,7 +46,8 @@ type Join struct {
 }
 
 // kubeletConfig is the kubelet configuration of Gardener's nodes in what matters here: the systemd cgroup driver,
-// QoS cgroups below kubepods.slice, webhook authentication and authorization, containerd's CRI socket.
+// QoS cgroups below kubepods.slice, webhook authentication and authorization, containerd's CRI socket; cgroup v1
+// allowed (Config.CgroupV1), as on SUSE CHost.
 const kubeletConfig = `apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 authentication:
@@ -57,6 +58,7 @@ authorization: {mode: Webhook}
 containerRuntimeEndpoint: unix:///run/containerd/containerd.sock
 port: %d
 cgroupDriver: systemd
+failCgroupV1: false
 cgroupsPerQOS: true
 enforceNodeAllocatable: [pods]
 failSwapOn: false

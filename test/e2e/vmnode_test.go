@@ -1,0 +1,371 @@
+// SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
+// SPDX-License-Identifier: Apache-2.0
+
+package e2e_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/e2e"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/kubenode"
+	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/vmnode"
+)
+
+// vmNodeName is the VM node's Node name.
+const vmNodeName = "shoot--foo--bar-worker-gvisor-z1-vm"
+
+// gardenersNode is a shoot's worker as Gardener runs it (test/vmnode): a VM with systemd as PID 1, cgroup v2, the
+// systemd cgroup driver, joined as a second node to the cluster of a namespace node (test/kubenode), which is the
+// seed: the extension's controller runs there, the VM node carries the gVisor pool's labels.
+type gardenersNode struct {
+	seed  *kubenode.Node
+	vm    *vmnode.Node
+	shoot *e2e.Shoot
+	// pristine is containerd's config.toml as the node came (sha256sum's line), before the extension.
+	pristine string
+	// cgroupV1: the VM runs systemd's legacy hierarchy (cgroup v1), as SUSE CHost; false: cgroup v2.
+	cgroupV1 bool
+}
+
+// onGardenersNode starts the seed, boots the VM node, installs the extension chart with this tree's images, writes
+// the shoot and its gVisor pool's ContainerRuntime as gardenlet does, and joins the VM's kubelet.
+func onGardenersNode(ctx context.Context, t *testing.T, cgroupV1 bool) *gardenersNode {
+	t.Helper()
+	imgs := ourImages(t)
+	helm := realcomponents.Helm(t)
+	disk, crictl := realcomponents.VMNode(t), realcomponents.Crictl(t)
+	c := installertest.Release(t, "2.4")
+	shoot, err := e2e.LoadShoot("../../example/seed/cluster.yaml", "../../example/containerruntime.yaml", kubernetesVersion)
+	testutil.Must(t, err)
+
+	cfg := kubenode.EnvConfig(t, c)
+	cfg.NodeName, cfg.Images = "seed", archives(imgs)
+	seed := kubenode.New(t, cfg)
+	// The VM's InternalIP on the seed's loopback, forwarded by QEMU to the VM's kubelet: the API server's way to it
+	// (logs, exec).
+	// Its local route prefers 127.0.0.1 as the source: QEMU's user-mode network hands a connection from a
+	// loopback address to the guest as coming from 10.0.2.2, but one from 10.0.2.15 as coming from the guest's own
+	// address, which the guest drops.
+	for _, argv := range [][]string{
+		{"ip", "addr", "add", vmnode.GuestIP + "/32", "dev", "lo"},
+		{"ip", "route", "replace", "local", vmnode.GuestIP, "dev", "lo", "table", "local", "scope", "host", "src", "127.0.0.1"},
+	} {
+		if out, err := seed.NetCommand(ctx, argv...).CombinedOutput(); err != nil {
+			t.Fatalf("%s in the seed's network: %v: %s", strings.Join(argv, " "), err, out)
+		}
+	}
+	// The VM boots and gets containerd while the seed gets the extension (each takes a minute or more).
+	nodeImgs := nodetest.BuildImages(t, nodetest.NodeTools(t))
+	type booted struct {
+		vm  *vmnode.Node
+		err error
+	}
+	vmc := make(chan booted, 1)
+	go func() {
+		vm, err := vmnode.Boot(ctx, vmnode.Config{
+			Disk: disk, Network: seed, Forward: []int{vmnode.KubeletPort}, ForwardAddress: vmnode.GuestIP, Log: vmLog{t},
+			CgroupV1: cgroupV1,
+		})
+		if err == nil {
+			if err = vm.Provision(ctx, vmnode.Provision{
+				Containerd: c.Dir, Crictl: crictl, SandboxImage: nodetest.PauseImage,
+				Images: []string{nodeImgs.Pause, nodeImgs.Busybox, imgs.Installation().Archive},
+			}); err != nil {
+				err = errors.Join(err, vm.Stop())
+			}
+		}
+		vmc <- booted{vm, err}
+	}()
+	startExtensionFrom(ctx, t, seed, helm, thisChart, imgs, nil)
+	b := <-vmc
+	testutil.Must(t, b.err)
+	vm := b.vm
+	g := &gardenersNode{seed: seed, vm: vm, shoot: shoot, cgroupV1: cgroupV1}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("--- VM node: kubelet ---\n%s\n--- VM node: containerd ---\n%s\n--- VM node: console ---\n%s",
+				vm.KubeletLog(context.Background(), 40), g.journal(context.Background(), "containerd", 30), vm.Console(20))
+		}
+		testutil.Must(t, vm.Stop())
+	})
+	g.pristine = g.run(ctx, t, "sha256sum /etc/containerd/config.toml")
+	testutil.Must(t, shoot.Create(ctx, seed))
+	testutil.Must(t, shoot.CreateContainerRuntime(ctx, seed))
+	kubeconfig, err := seed.Kubeconfig("vm-kubelet", "system:node:"+vmNodeName, "system:nodes")
+	testutil.Must(t, err)
+	testutil.Must(t, vm.JoinCluster(ctx, vmnode.Join{
+		Kubelet: filepath.Join(cfg.Assets, "kubelet"), Kubeconfig: kubeconfig, NodeName: vmNodeName,
+		Labels: shoot.NodeLabels(), ServiceIP: kubenode.KubernetesServiceIP,
+	}))
+	g.waitNodeReady(ctx, t)
+	return g
+}
+
+// waitNodeReady waits until the VM's Node is Ready.
+func (g *gardenersNode) waitNodeReady(ctx context.Context, t *testing.T) {
+	t.Helper()
+	t0 := time.Now()
+	err := e2e.Poll(ctx, 5*time.Minute, time.Second, "Node "+vmNodeName+" Ready", func() error {
+		var node corev1.Node
+		if err := g.seed.Client().Get(ctx, client.ObjectKey{Name: vmNodeName}, &node); err != nil {
+			return err
+		}
+		for _, c := range node.Status.Conditions {
+			if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
+				return nil
+			}
+		}
+		return fmt.Errorf("conditions %v", node.Status.Conditions)
+	})
+	testutil.Must(t, err)
+	t.Logf("Node %s Ready after %.1fs", vmNodeName, time.Since(t0).Seconds())
+}
+
+// run runs script on the VM node and fails the test when it fails.
+func (g *gardenersNode) run(ctx context.Context, t *testing.T, script string) string {
+	t.Helper()
+	out, err := g.vm.Run(ctx, script)
+	testutil.Must(t, err)
+	return strings.TrimSpace(out)
+}
+
+// journal is the tail of a unit's journal on the VM node.
+func (g *gardenersNode) journal(ctx context.Context, unit string, lines int) string {
+	out, _ := g.vm.Run(ctx, fmt.Sprintf("journalctl -u %s --no-pager -o cat -n %d", unit, lines))
+	return out
+}
+
+type vmLog struct{ t *testing.T }
+
+func (l vmLog) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// gvisorPodOnVM is a shoot owner's gVisor pod on the VM node with a memory limit (its pod slice's limit under the
+// systemd driver).
+func gvisorPodOnVM(name string) *corev1.Pod {
+	p := e2e.ShootOwnerPod("default", name, new("gvisor"))
+	p.Spec.NodeName = vmNodeName
+	p.Spec.Containers[0].Resources = corev1.ResourceRequirements{
+		Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi"), corev1.ResourceCPU: resource.MustParse("200m")},
+	}
+	return p
+}
+
+// TestExtensionOnGardenersNode runs the extension as it ships on a node like Gardener's (systemd PID 1, the systemd
+// cgroup driver; test/vmnode), on cgroup v2 (Garden Linux) and cgroup v1 (SUSE CHost), DaemonSet mode: the chart,
+// this tree's images, the controller and gardener-resource-manager, a ContainerRuntime as gardenlet writes it. The
+// installation pod, run by the node's kubelet, restarts containerd through the node's real systemd and proves a
+// sandbox under the systemd driver; the health conditions turn True; a shoot owner's gVisor pod runs inside its pod
+// slice, its usage is what the kubelet reports, and it is OOM-killed by the kernel when it exceeds its memory limit;
+// the node reboots and gVisor pods run again without a reinstall; deleting the ContainerRuntime gives containerd
+// back its config byte for byte.
+func TestExtensionOnGardenersNode(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		cgroupV1 bool
+	}{{"cgroup-v2", false}, {"cgroup-v1", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+			defer cancel()
+			t0 := time.Now()
+			g := onGardenersNode(ctx, t, tc.cgroupV1)
+			g.install(ctx, t)
+			app := gvisorPodOnVM("gvisor-app")
+			logs, err := e2e.RunPod(ctx, g.seed, app, e2e.GVisorKernelLine, 5*time.Minute)
+			testutil.Must(t, err)
+			t.Logf("empty VM node to a running gVisor pod: %.1fs; the pod's log: %s", time.Since(t0).Seconds(), strings.SplitN(logs, "\n", 2)[0])
+			g.inItsPodSlice(ctx, t, app)
+			g.usageSeen(ctx, t, app)
+			g.memoryLimitHolds(ctx, t)
+			g.reboot(ctx, t, app)
+			g.uninstall(ctx, t, app)
+		})
+	}
+}
+
+// install waits for the installation pod on the VM node and the health conditions, and checks that containerd was
+// restarted through systemd.
+func (g *gardenersNode) install(ctx context.Context, t *testing.T) {
+	t.Helper()
+	invocation := g.run(ctx, t, "systemctl show -p InvocationID --value containerd")
+	pool := g.shoot.ContainerRuntime.Spec.WorkerPool.Name
+	pod, err := e2e.InstallationPod(ctx, g.seed.Client(), pool, vmNodeName, 8*time.Minute, e2e.PodReady)
+	if err != nil {
+		t.Fatalf("%v\n--- containerd ---\n%s", err, g.journal(ctx, "containerd", 30))
+	}
+	t.Logf("installation pod %s Ready; its report: %s", pod.Name, pod.Status.InitContainerStatuses[0].State.Terminated.Message)
+	if after := g.run(ctx, t, "systemctl show -p InvocationID --value containerd"); after == invocation {
+		t.Errorf("containerd runs in the same systemd invocation as before the install: the installer did not restart it through systemd")
+	}
+	cr, err := e2e.WaitConditions(ctx, g.seed.Client(), client.ObjectKeyFromObject(g.shoot.ContainerRuntime), 3*time.Minute, healthy)
+	testutil.Must(t, err)
+	t.Logf("conditions: %v", cr.Status.Conditions)
+}
+
+// podSlice is the systemd slice the kubelet's systemd driver gives a Guaranteed pod.
+func podSlice(p *corev1.Pod) string {
+	return "kubepods-pod" + strings.ReplaceAll(string(p.UID), "-", "_") + ".slice"
+}
+
+// inItsPodSlice checks that the gVisor pod's sandbox runs in the pod's slice, which holds the pod's limits.
+func (g *gardenersNode) inItsPodSlice(ctx context.Context, t *testing.T, pod *corev1.Pod) {
+	t.Helper()
+	testutil.Must(t, g.seed.Client().Get(ctx, client.ObjectKeyFromObject(pod), pod))
+	slice := podSlice(pod)
+	cgroups := g.run(ctx, t, "for p in $(pgrep -f runsc-sandbox); do cat /proc/$p/cgroup; done")
+	if !strings.Contains(cgroups, "/kubepods.slice/"+slice+"/") {
+		t.Errorf("no runsc sandbox in the pod's slice %s; the sandboxes' cgroups:\n%s", slice, cgroups)
+	}
+	limitFile := "/sys/fs/cgroup/kubepods.slice/" + slice + "/memory.max"
+	if g.cgroupV1 {
+		limitFile = "/sys/fs/cgroup/memory/kubepods.slice/" + slice + "/memory.limit_in_bytes"
+	}
+	if limit := g.run(ctx, t, "cat "+limitFile); limit != "67108864" {
+		t.Errorf("the pod slice's %s is %s, want 67108864 (the pod's 64Mi)", limitFile, limit)
+	}
+}
+
+// memoryLimitHolds runs a gVisor pod that allocates 200 MiB under a 64 MiB limit: the kernel's OOM killer must
+// end it inside its pod's memory cgroup.
+func (g *gardenersNode) memoryLimitHolds(ctx context.Context, t *testing.T) {
+	t.Helper()
+	hog := gvisorPodOnVM("gvisor-memory-hog")
+	hog.Spec.RestartPolicy = corev1.RestartPolicyNever
+	hog.Spec.Containers[0].Command = []string{"sh", "-c", "dd if=/dev/zero of=/dev/null bs=200M count=1; echo survived; sleep 86400"}
+	testutil.Must(t, g.seed.Client().Create(ctx, hog))
+	var terminated *corev1.ContainerStateTerminated
+	err := e2e.Poll(ctx, 3*time.Minute, time.Second, "the memory hog terminated", func() error {
+		if err := g.seed.Client().Get(ctx, client.ObjectKeyFromObject(hog), hog); err != nil {
+			return err
+		}
+		for _, s := range hog.Status.ContainerStatuses {
+			if s.State.Terminated != nil {
+				terminated = s.State.Terminated
+				return nil
+			}
+		}
+		return fmt.Errorf("phase %s: %+v", hog.Status.Phase, hog.Status.ContainerStatuses)
+	})
+	testutil.Must(t, err)
+	kernel := g.run(ctx, t, "journalctl -k --no-pager -o cat | grep 'oom-kill:' || true")
+	if !strings.Contains(kernel, "oom_memcg=/kubepods.slice/"+podSlice(hog)) {
+		t.Errorf("the kernel's OOM killer did not act in the pod's memory cgroup %s (terminated: %+v); the kernel's oom-kill lines:\n%s", podSlice(hog), terminated, kernel)
+	}
+	t.Logf("the memory hog: %s (exit %d)", terminated.Reason, terminated.ExitCode)
+	testutil.Must(t, g.seed.Client().Delete(ctx, hog))
+}
+
+// nodeState is what the node holds of gVisor: the checksums of containerd's and runsc's config and of the bin dir's
+// files, and the installer's temporaries (none may be left).
+const nodeState = `cd /etc/containerd && sha256sum config.toml runsc.toml
+find /var/bin/containerruntimes -type f | sort | xargs sha256sum
+find /etc/containerd /var/bin/containerruntimes -name '.*.gvisor-installer-*'`
+
+// reboot reboots the node with gVisor installed: gVisor pods run again, containerd starts once (the installer's
+// run after the boot changes nothing) and the node's gVisor files are as before.
+func (g *gardenersNode) reboot(ctx context.Context, t *testing.T, app *corev1.Pod) {
+	t.Helper()
+	before := g.run(ctx, t, nodeState)
+	testutil.Must(t, g.seed.Client().Get(ctx, client.ObjectKeyFromObject(app), app))
+	container := app.Status.ContainerStatuses[0].ContainerID
+	t0 := time.Now()
+	testutil.Must(t, g.vm.Reboot(ctx))
+	err := e2e.Poll(ctx, 5*time.Minute, time.Second, "the gVisor pod running again after the reboot", func() error {
+		if err := g.seed.Client().Get(ctx, client.ObjectKeyFromObject(app), app); err != nil {
+			return err
+		}
+		for _, s := range app.Status.ContainerStatuses {
+			if s.State.Running != nil && s.ContainerID != container {
+				return nil
+			}
+		}
+		return fmt.Errorf("%+v", app.Status.ContainerStatuses)
+	})
+	testutil.Must(t, err)
+	logs, err := e2e.WaitPodLog(ctx, g.seed, app, e2e.GVisorKernelLine, time.Minute)
+	testutil.Must(t, err)
+	t.Logf("reboot to the gVisor pod running again: %.1fs (the boot: %.1fs); its log: %s", time.Since(t0).Seconds(),
+		g.vm.BootTime().Seconds(), strings.SplitN(logs, "\n", 2)[0])
+	pod, err := e2e.InstallationPod(ctx, g.seed.Client(), g.shoot.ContainerRuntime.Spec.WorkerPool.Name, vmNodeName, 5*time.Minute, e2e.PodReady)
+	testutil.Must(t, err)
+	t.Logf("the installer after the reboot: %s", pod.Status.InitContainerStatuses[0].State.Terminated.Message)
+	if starts := g.run(ctx, t, "journalctl -b --no-pager -o cat -u containerd | grep -c '^Started containerd' || true"); starts != "1" {
+		t.Errorf("containerd started %s times since the boot, want 1: the installer restarted it after the reboot for nothing\n%s", starts, g.journal(ctx, "containerd", 20))
+	}
+	if after := g.run(ctx, t, nodeState); after != before {
+		t.Errorf("the node's gVisor files changed across the reboot:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+// uninstall deletes the ContainerRuntime (the gVisor pods gone first, as a shoot owner's rollout does) and checks
+// that containerd's config is the node's own again, byte for byte, and no runsc is left.
+func (g *gardenersNode) uninstall(ctx context.Context, t *testing.T, app *corev1.Pod) {
+	t.Helper()
+	testutil.Must(t, g.seed.Client().Delete(ctx, app))
+	err := e2e.DeleteContainerRuntime(ctx, g.seed, client.ObjectKeyFromObject(g.shoot.ContainerRuntime), 6*time.Minute)
+	if err != nil {
+		t.Fatalf("%v\n--- VM kubelet ---\n%s", err, g.vm.KubeletLog(ctx, 20))
+	}
+	if got := g.run(ctx, t, "sha256sum /etc/containerd/config.toml"); got != g.pristine {
+		t.Errorf("containerd's config after the uninstall is not the node's own: %s, want %s\n%s", got, g.pristine,
+			g.run(ctx, t, "cat /etc/containerd/config.toml"))
+	}
+	if left := g.run(ctx, t, "ls -A /var/bin/containerruntimes 2>/dev/null; ls /etc/containerd/runsc.toml 2>/dev/null || true"); left != "" {
+		t.Errorf("gVisor left on the node after the uninstall: %s", left)
+	}
+}
+
+// usageSeen checks what the kubelet sees of the gVisor pod's usage: containerd's ListPodSandboxStats (crictl
+// statsp, which the kubelet's summary reads) and the kubelet's resource metrics, which metrics-server reads for
+// `kubectl top pod` (and the eviction manager works from the same stats).
+func (g *gardenersNode) usageSeen(ctx context.Context, t *testing.T, pod *corev1.Pod) {
+	t.Helper()
+	raw := g.run(ctx, t, "crictl statsp -o json --id $(crictl pods -q --name "+pod.Name+")")
+	var statsp struct {
+		Stats []struct {
+			Linux struct {
+				CPU    struct{ UsageCoreNanoSeconds struct{ Value string } }
+				Memory struct{ WorkingSetBytes struct{ Value string } }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(raw), &statsp); err != nil || len(statsp.Stats) != 1 ||
+		!positive(statsp.Stats[0].Linux.Memory.WorkingSetBytes.Value) || !positive(statsp.Stats[0].Linux.CPU.UsageCoreNanoSeconds.Value) {
+		t.Errorf("ListPodSandboxStats of the gVisor pod has no memory or CPU usage (%v):\n%s", err, raw)
+	}
+	cs, err := kubernetes.NewForConfig(g.seed.RESTConfig())
+	testutil.Must(t, err)
+	metrics, err := cs.CoreV1().RESTClient().Get().AbsPath("/api/v1/nodes", vmNodeName, "proxy", "metrics", "resource").DoRaw(ctx)
+	testutil.Must(t, err)
+	for _, series := range []string{
+		`container_cpu_usage_seconds_total{container="app",namespace="default",pod="` + pod.Name + `"}`,
+		`container_memory_working_set_bytes{container="app",namespace="default",pod="` + pod.Name + `"}`,
+		`pod_cpu_usage_seconds_total{namespace="default",pod="` + pod.Name + `"}`,
+		`pod_memory_working_set_bytes{namespace="default",pod="` + pod.Name + `"}`,
+	} {
+		line := sampleLine(string(metrics), series)
+		if f := strings.Fields(line); len(f) < 2 || !positive(f[1]) {
+			t.Errorf("the kubelet's resource metrics (what kubectl top pod shows) have no usage for %s: %q", series, line)
+		} else {
+			t.Logf("%s %s", series, f[1])
+		}
+	}
+}
