@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/cgroups"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/restart"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel"
@@ -98,6 +99,8 @@ func (f *flags) options(cmd string, stderr io.Writer) (installer.Options, error)
 	case "systemd":
 		o.Restarter = restart.Systemd{Socket: f.hostRoot + restart.SystemBusSocket, Unit: f.unit}
 		o.Verifier = verify.CRI{Socket: f.hostRoot + verify.CRISocket}
+		// The installation pod's own /sys/fs/cgroup shows the host's hierarchy (its file system type).
+		o.CgroupRoot = cgroups.Root
 	case "none":
 	default:
 		return installer.Options{}, fmt.Errorf("--restart must be systemd or none, got %q", f.restart)

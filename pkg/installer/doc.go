@@ -13,7 +13,8 @@
 //
 // Install first reads containerd's version over CRI and refuses a containerd older than this gVisor release
 // supports (package containerdversion); when CRI does not answer, the repair proceeds and the version is checked
-// once containerd is back. Every run then computes a complete plan (verifying the release, against the image's
+// once containerd is back. It then refuses a node whose cgroups would not hold gVisor pods (cgroup v1 with the
+// systemd driver, package cgroups). Every run then computes a complete plan (verifying the release, against the image's
 // SHA512SUMS and, with Options.ReleaseSums, against the controller's sums for the node's architecture, the checksum
 // anchor outside the image; the runsc config and the containerd config) and refuses, with the host byte-for-byte
 // untouched, when anything is off. It writes only the release's own names into the bin dir and reports (log line,
@@ -45,7 +46,7 @@
 // anything else and renamed into place after the proof (record.go).
 //
 // Subpackages do one job each: containerdconfig (TOML editor), containerdversion (the supported containerd
-// versions), binaries (release verification, version and copy), report (the line a run leaves in its pod's status),
+// versions), cgroups (the supported cgroup hierarchy and driver), binaries (release verification, version and copy), report (the line a run leaves in its pod's status),
 // restart (systemd D-Bus), verify (CRI checks), sandbox (the sandbox proof and one-shot containers over CRI), gpu
 // (GPU nodes: devices, the pre-flight, the GPU proof), hostfs (atomic writes), refusal (the error type of refusals).
 // runsc.toml's content and checks are package runscconfig's (pkg/runscconfig).

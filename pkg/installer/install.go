@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/cgroups"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdversion"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
 )
@@ -34,6 +35,11 @@ func (r *Run) install(ctx context.Context) (Result, error) {
 	answered, err := r.checkContainerdBefore(ctx, &res)
 	if err != nil {
 		return res, err
+	}
+	if answered {
+		if err := r.checkCgroups(ctx, &res); err != nil {
+			return res, err
+		}
 	}
 	r.checkGPU(ctx, driver, answered, &res)
 	p, err := r.planAndApply(r.planInstall, func(p *Plan) error {
@@ -105,6 +111,38 @@ func (r *Run) checkContainerdAfter(ctx context.Context, res *Result) error {
 	if err := r.acceptContainerd(name, version, res); err != nil {
 		return errors.New(err.Error())
 	}
+	return nil
+}
+
+// checkCgroups refuses a node whose cgroups would not hold gVisor pods (package cgroups) before the host is touched.
+// Where the hierarchy or the driver cannot be read, it says so and goes on: the sandbox proof still decides.
+func (r *Run) checkCgroups(ctx context.Context, res *Result) error {
+	dr, ok := r.opts.Verifier.(verify.CgroupDriverReader)
+	if r.opts.CgroupRoot == "" || !ok {
+		return nil
+	}
+	h, err := cgroups.Detect(r.opts.CgroupRoot)
+	if err != nil {
+		r.opts.Logger.Warn("cannot read the node's cgroup hierarchy; the sandbox proof decides", "step", "cgroups", "error", err.Error())
+		return nil
+	}
+	vctx, cancel := context.WithTimeout(ctx, versionTimeout)
+	defer cancel()
+	systemd, err := dr.SystemdCgroupDriver(vctx)
+	if err != nil {
+		r.opts.Logger.Warn("cannot read the node's cgroup driver; the sandbox proof decides", "step", "cgroups", "hierarchy", h.String(), "error", err.Error())
+		return nil
+	}
+	driver := "cgroupfs"
+	if systemd {
+		driver = "systemd"
+	}
+	if err := cgroups.Check(h, systemd); err != nil {
+		res.Verdict = fmt.Sprintf("%s with the %s cgroup driver is not supported (runsc would run gVisor pods outside their pods' cgroups): use a machine image with cgroup v2", h, driver)
+		r.opts.Logger.Error("cgroups not supported", "step", "cgroups", "hierarchy", h.String(), "driver", driver)
+		return err
+	}
+	r.opts.Logger.Info("cgroups supported", "step", "cgroups", "hierarchy", h.String(), "driver", driver)
 	return nil
 }
 

@@ -41,6 +41,10 @@ type Options struct {
 	NodeArch string
 	// Restarter restarts containerd; nil means never restart (and never verify).
 	Restarter restart.Restarter
+	// CgroupRoot is where the installer sees the host's cgroup file system (cgroups.Root in the installation pod and
+	// on the node): with a Verifier that reads the cgroup driver, Install refuses cgroup v1 with the systemd driver
+	// before the host is touched (package cgroups). Empty: not checked.
+	CgroupRoot string
 	// Verifier checks containerd over CRI after a restart, and reads its version before Install touches the host
 	// (package containerdversion); nil skips both.
 	Verifier verify.Verifier

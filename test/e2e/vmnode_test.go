@@ -18,6 +18,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/e2e"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/kubenode"
@@ -176,7 +178,8 @@ func gvisorPodOnVM(name string) *corev1.Pod {
 // sandbox under the systemd driver; the health conditions turn True; a shoot owner's gVisor pod runs inside its pod
 // slice, its usage is what the kubelet reports, and it is OOM-killed by the kernel when it exceeds its memory limit;
 // the node reboots and gVisor pods run again without a reinstall; deleting the ContainerRuntime gives containerd
-// back its config byte for byte.
+// back its config byte for byte. On cgroup v1 with the systemd driver (SUSE CHost) runsc would put a gVisor pod
+// outside its pod's slice (package cgroups): there the installer refuses, by name, and leaves the node untouched.
 func TestExtensionOnGardenersNode(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -187,6 +190,10 @@ func TestExtensionOnGardenersNode(t *testing.T) {
 			defer cancel()
 			t0 := time.Now()
 			g := onGardenersNode(ctx, t, tc.cgroupV1)
+			if tc.cgroupV1 {
+				g.refused(ctx, t)
+				return
+			}
 			g.install(ctx, t)
 			app := gvisorPodOnVM("gvisor-app")
 			logs, err := e2e.RunPod(ctx, g.seed, app, e2e.GVisorKernelLine, 5*time.Minute)
@@ -195,9 +202,42 @@ func TestExtensionOnGardenersNode(t *testing.T) {
 			g.inItsPodSlice(ctx, t, app)
 			g.usageSeen(ctx, t, app)
 			g.memoryLimitHolds(ctx, t)
+			g.cpuLimitHolds(ctx, t)
 			g.reboot(ctx, t, app)
 			g.uninstall(ctx, t, app)
 		})
+	}
+}
+
+// refused checks the installer's refusal of cgroup v1 with the systemd driver: EveryNodeReady names the node and
+// the reason, and containerd keeps its own config, never restarted.
+func (g *gardenersNode) refused(ctx context.Context, t *testing.T) {
+	t.Helper()
+	invocation := g.run(ctx, t, "systemctl show -p InvocationID --value containerd")
+	key := client.ObjectKeyFromObject(g.shoot.ContainerRuntime)
+	cr, err := e2e.WaitConditions(ctx, g.seed.Client(), key, 8*time.Minute, map[gardencorev1beta1.ConditionType]gardencorev1beta1.ConditionStatus{
+		"EveryNodeReady": gardencorev1beta1.ConditionFalse,
+	})
+	testutil.Must(t, err)
+	for _, c := range cr.Status.Conditions {
+		if c.Type != "EveryNodeReady" {
+			continue
+		}
+		t.Logf("EveryNodeReady: %s", c.Message)
+		for _, want := range []string{vmNodeName, "cgroup v1 with the systemd cgroup driver"} {
+			if !strings.Contains(c.Message, want) {
+				t.Errorf("EveryNodeReady does not say %q: %s", want, c.Message)
+			}
+		}
+	}
+	if got := g.run(ctx, t, "sha256sum /etc/containerd/config.toml"); got != g.pristine {
+		t.Errorf("the refused install changed containerd's config: %s, want %s", got, g.pristine)
+	}
+	if after := g.run(ctx, t, "systemctl show -p InvocationID --value containerd"); after != invocation {
+		t.Errorf("containerd was restarted on a node the installer refused")
+	}
+	if left := g.run(ctx, t, "ls -A /var/bin/containerruntimes 2>/dev/null || true"); left != "" {
+		t.Errorf("the refused install left files in the bin dir: %s", left)
 	}
 }
 
@@ -271,6 +311,37 @@ func (g *gardenersNode) memoryLimitHolds(ctx context.Context, t *testing.T) {
 	}
 	t.Logf("the memory hog: %s (exit %d)", terminated.Reason, terminated.ExitCode)
 	testutil.Must(t, g.seed.Client().Delete(ctx, hog))
+}
+
+// cpuLimitHolds runs a gVisor pod that spins under a 200m CPU limit: over 10 s its pod slice may use at most
+// what the limit gives (with a margin for the accounting's period boundaries), and the kernel throttled it.
+func (g *gardenersNode) cpuLimitHolds(ctx context.Context, t *testing.T) {
+	t.Helper()
+	spin := gvisorPodOnVM("gvisor-cpu-spin")
+	spin.Spec.Containers[0].Command = []string{"sh", "-c", "while :; do :; done"}
+	if _, err := e2e.RunPod(ctx, g.seed, spin, "", 5*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Must(t, g.seed.Client().Get(ctx, client.ObjectKeyFromObject(spin), spin))
+	dir := "/sys/fs/cgroup/kubepods.slice/" + podSlice(spin)
+	usage := "awk '/^usage_usec/ {print $2}' " + dir + "/cpu.stat"
+	throttled := "awk '/^nr_throttled/ {print $2}' " + dir + "/cpu.stat"
+	if g.cgroupV1 {
+		dir = "/sys/fs/cgroup/cpu,cpuacct/kubepods.slice/" + podSlice(spin)
+		usage = "echo $(( $(cat " + dir + "/cpuacct.usage) / 1000 ))"
+		throttled = "awk '/^nr_throttled/ {print $2}' " + dir + "/cpu.stat"
+	}
+	out := g.run(ctx, t, usage+"; sleep 10; "+usage+"; "+throttled)
+	var before, after, nrThrottled float64
+	if _, err := fmt.Sscan(out, &before, &after, &nrThrottled); err != nil {
+		t.Fatalf("reading the spinning pod's CPU usage in %s: %v\n%s", dir, err, out)
+	}
+	cores := (after - before) / 10e6
+	t.Logf("the spinning gVisor pod under a 200m limit: %.3f CPUs over 10 s, throttled %v times", cores, nrThrottled)
+	if cores > 0.3 || nrThrottled == 0 {
+		t.Errorf("the spinning gVisor pod used %.3f CPUs over 10 s under a 200m limit (throttled %v times): the pod slice's CPU limit does not hold", cores, nrThrottled)
+	}
+	testutil.Must(t, g.seed.Client().Delete(ctx, spin))
 }
 
 // nodeState is what the node holds of gVisor: the checksums of containerd's and runsc's config and of the bin dir's

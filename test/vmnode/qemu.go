@@ -64,6 +64,9 @@ func (n *Node) qemuArgs() []string {
 		"-append", cmdline,
 		"-drive", "file=" + n.overlay + ",if=virtio,format=qcow2",
 		"-netdev", netdev, "-device", "virtio-net-pci,netdev=n0",
+		// Entropy from the machine: without it the guest's first getrandom() (ssh-keygen's host keys, at the
+		// first boot of every overlay) can wait minutes for the kernel's entropy under emulation.
+		"-device", "virtio-rng-pci",
 		"-display", "none", "-vga", "none", "-serial", "file:" + n.console, "-monitor", "none",
 		"-no-reboot",
 	}
