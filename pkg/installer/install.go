@@ -121,28 +121,19 @@ func (r *Run) checkCgroups(ctx context.Context, res *Result) error {
 	if r.opts.CgroupRoot == "" || !ok {
 		return nil
 	}
-	h, err := cgroups.Detect(r.opts.CgroupRoot)
-	if err != nil {
-		r.opts.Logger.Warn("cannot read the node's cgroup hierarchy; the sandbox proof decides", "step", "cgroups", "error", err.Error())
-		return nil
-	}
 	vctx, cancel := context.WithTimeout(ctx, versionTimeout)
 	defer cancel()
-	systemd, err := dr.SystemdCgroupDriver(vctx)
+	node, err := cgroups.Read(vctx, r.opts.CgroupRoot, dr)
 	if err != nil {
-		r.opts.Logger.Warn("cannot read the node's cgroup driver; the sandbox proof decides", "step", "cgroups", "hierarchy", h.String(), "error", err.Error())
+		r.opts.Logger.Warn("cannot read the node's cgroups; the sandbox proof decides", "step", "cgroups", "error", err.Error())
 		return nil
 	}
-	driver := "cgroupfs"
-	if systemd {
-		driver = "systemd"
-	}
-	if err := cgroups.Check(h, systemd); err != nil {
-		res.Verdict = fmt.Sprintf("%s with the %s cgroup driver is not supported (runsc would run gVisor pods outside their pods' cgroups): use a machine image with cgroup v2", h, driver)
-		r.opts.Logger.Error("cgroups not supported", "step", "cgroups", "hierarchy", h.String(), "driver", driver)
+	if err := cgroups.Check(node.Hierarchy, node.SystemdDriver); err != nil {
+		res.Verdict = node.String() + " is not supported (runsc would run gVisor pods outside their pods' cgroups): use a machine image with cgroup v2"
+		r.opts.Logger.Error("cgroups not supported", "step", "cgroups", "hierarchy", node.Hierarchy.String(), "driver", node.Driver())
 		return err
 	}
-	r.opts.Logger.Info("cgroups supported", "step", "cgroups", "hierarchy", h.String(), "driver", driver)
+	r.opts.Logger.Info("cgroups supported", "step", "cgroups", "hierarchy", node.Hierarchy.String(), "driver", node.Driver())
 	return nil
 }
 

@@ -81,7 +81,7 @@ func onGardenersNode(ctx context.Context, t *testing.T, cgroupV1 bool) *gardener
 	vmc := make(chan booted, 1)
 	go func() {
 		vm, err := vmnode.Boot(ctx, vmnode.Config{
-			Disk: disk, Network: seed, Forward: []int{vmnode.KubeletPort}, ForwardAddress: vmnode.GuestIP, Log: vmLog{t},
+			Disk: disk, Network: seed, Forward: []int{vmnode.KubeletPort}, ForwardAddress: vmnode.GuestIP, Log: vmnode.TestLog(t),
 			CgroupV1: cgroupV1,
 		})
 		if err == nil {
@@ -102,7 +102,7 @@ func onGardenersNode(ctx context.Context, t *testing.T, cgroupV1 bool) *gardener
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("--- VM node: kubelet ---\n%s\n--- VM node: containerd ---\n%s\n--- VM node: console ---\n%s",
-				vm.KubeletLog(context.Background(), 40), g.journal(context.Background(), "containerd", 30), vm.Console(20))
+				vm.Journal(context.Background(), "kubelet", 40), vm.Journal(context.Background(), "containerd", 30), vm.Console(20))
 		}
 		testutil.Must(t, vm.Stop())
 	})
@@ -145,19 +145,6 @@ func (g *gardenersNode) run(ctx context.Context, t *testing.T, script string) st
 	out, err := g.vm.Run(ctx, script)
 	testutil.Must(t, err)
 	return strings.TrimSpace(out)
-}
-
-// journal is the tail of a unit's journal on the VM node.
-func (g *gardenersNode) journal(ctx context.Context, unit string, lines int) string {
-	out, _ := g.vm.Run(ctx, fmt.Sprintf("journalctl -u %s --no-pager -o cat -n %d", unit, lines))
-	return out
-}
-
-type vmLog struct{ t *testing.T }
-
-func (l vmLog) Write(p []byte) (int, error) {
-	l.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
 }
 
 // gvisorPodOnVM is a shoot owner's gVisor pod on the VM node with a memory limit (its pod slice's limit under the
@@ -249,7 +236,7 @@ func (g *gardenersNode) install(ctx context.Context, t *testing.T) {
 	pool := g.shoot.ContainerRuntime.Spec.WorkerPool.Name
 	pod, err := e2e.InstallationPod(ctx, g.seed.Client(), pool, vmNodeName, 8*time.Minute, e2e.PodReady)
 	if err != nil {
-		t.Fatalf("%v\n--- containerd ---\n%s", err, g.journal(ctx, "containerd", 30))
+		t.Fatalf("%v\n--- containerd ---\n%s", err, g.vm.Journal(ctx, "containerd", 30))
 	}
 	t.Logf("installation pod %s Ready; its report: %s", pod.Name, pod.Status.InitContainerStatuses[0].State.Terminated.Message)
 	if after := g.run(ctx, t, "systemctl show -p InvocationID --value containerd"); after == invocation {
@@ -379,7 +366,7 @@ func (g *gardenersNode) reboot(ctx context.Context, t *testing.T, app *corev1.Po
 	testutil.Must(t, err)
 	t.Logf("the installer after the reboot: %s", pod.Status.InitContainerStatuses[0].State.Terminated.Message)
 	if starts := g.run(ctx, t, "journalctl -b --no-pager -o cat -u containerd | grep -c '^Started containerd' || true"); starts != "1" {
-		t.Errorf("containerd started %s times since the boot, want 1: the installer restarted it after the reboot for nothing\n%s", starts, g.journal(ctx, "containerd", 20))
+		t.Errorf("containerd started %s times since the boot, want 1: the installer restarted it after the reboot for nothing\n%s", starts, g.vm.Journal(ctx, "containerd", 20))
 	}
 	if after := g.run(ctx, t, nodeState); after != before {
 		t.Errorf("the node's gVisor files changed across the reboot:\nbefore:\n%s\nafter:\n%s", before, after)
@@ -393,7 +380,7 @@ func (g *gardenersNode) uninstall(ctx context.Context, t *testing.T, app *corev1
 	testutil.Must(t, g.seed.Client().Delete(ctx, app))
 	err := e2e.DeleteContainerRuntime(ctx, g.seed, client.ObjectKeyFromObject(g.shoot.ContainerRuntime), 6*time.Minute)
 	if err != nil {
-		t.Fatalf("%v\n--- VM kubelet ---\n%s", err, g.vm.KubeletLog(ctx, 20))
+		t.Fatalf("%v\n--- VM kubelet ---\n%s", err, g.vm.Journal(ctx, "kubelet", 20))
 	}
 	if got := g.run(ctx, t, "sha256sum /etc/containerd/config.toml"); got != g.pristine {
 		t.Errorf("containerd's config after the uninstall is not the node's own: %s, want %s\n%s", got, g.pristine,

@@ -187,12 +187,3 @@ func (n *Node) writeShare(name string, data []byte) error {
 	}
 	return os.WriteFile(dst, data, 0o644)
 }
-
-// KubeletLog is the tail of the kubelet's journal.
-func (n *Node) KubeletLog(ctx context.Context, lines int) string {
-	out, err := n.Run(ctx, fmt.Sprintf("journalctl -u kubelet --no-pager -o cat -n %d", lines))
-	if err != nil {
-		return "(no kubelet journal: " + err.Error() + ")"
-	}
-	return out
-}

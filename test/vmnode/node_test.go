@@ -27,7 +27,7 @@ func bootProvisioned(ctx context.Context, t *testing.T, cfg vmnode.Config) *vmno
 	crictl := realcomponents.Crictl(t)
 	containerd := installertest.Release(t, "2.4")
 	imgs := nodetest.BuildImages(t, nodetest.NodeTools(t))
-	cfg.Log = testWriter{t}
+	cfg.Log = vmnode.TestLog(t)
 	n, err := vmnode.Boot(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -47,13 +47,6 @@ func bootProvisioned(ctx context.Context, t *testing.T, cfg vmnode.Config) *vmno
 		t.Fatal(err)
 	}
 	return n
-}
-
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
 }
 
 func run(ctx context.Context, t *testing.T, n *vmnode.Node, script string) string {

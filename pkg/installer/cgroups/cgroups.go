@@ -14,11 +14,13 @@
 package cgroups
 
 import (
+	"context"
 	"fmt"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
 )
 
 // Hierarchy is a host's cgroup hierarchy.
@@ -56,6 +58,37 @@ func Detect(root string) (Hierarchy, error) {
 	default:
 		return 0, fmt.Errorf("reading the cgroup hierarchy at %s: file system type %#x is neither cgroup2 nor a tmpfs of cgroup v1 mounts", root, st.Type)
 	}
+}
+
+// Node is a node's cgroup hierarchy and cgroup driver.
+type Node struct {
+	Hierarchy     Hierarchy
+	SystemdDriver bool
+}
+
+// Driver names the cgroup driver.
+func (n Node) Driver() string {
+	if n.SystemdDriver {
+		return "systemd"
+	}
+	return "cgroupfs"
+}
+
+func (n Node) String() string {
+	return fmt.Sprintf("%s with the %s cgroup driver", n.Hierarchy, n.Driver())
+}
+
+// Read reads a node's hierarchy from the file system at root (Detect) and its driver from containerd.
+func Read(ctx context.Context, root string, driver verify.CgroupDriverReader) (Node, error) {
+	h, err := Detect(root)
+	if err != nil {
+		return Node{}, err
+	}
+	systemd, err := driver.SystemdCgroupDriver(ctx)
+	if err != nil {
+		return Node{Hierarchy: h}, err
+	}
+	return Node{Hierarchy: h, SystemdDriver: systemd}, nil
 }
 
 // Check refuses cgroup v1 with the systemd cgroup driver (the package doc says why) and accepts the rest.
