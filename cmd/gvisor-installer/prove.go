@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/cgroups"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdversion"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/gpu"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
@@ -150,6 +151,9 @@ func (p prove) run(ctx context.Context) (verdict string, err error) {
 	if err != nil {
 		return err.Error(), err
 	}
+	if err := p.cgroups(ctx); err != nil {
+		return err.Error(), err
+	}
 	missing := p.checkFiles()
 	proof, err := p.prover.Prove(ctx)
 	if err != nil && registered == nil && ctx.Err() == nil {
@@ -214,6 +218,23 @@ func (p prove) containerd(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("%s is not supported (minimum containerd %s)", on, containerdversion.Minimum())
 	}
 	return " on " + on, nil
+}
+
+// cgroups refuses a node whose cgroups would not hold gVisor pods (install's policy, package cgroups): the node's
+// hierarchy under --host-root, its driver over CRI. Where either cannot be read, the proof decides.
+func (p prove) cgroups(ctx context.Context) error {
+	vctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	node, err := cgroups.Read(vctx, filepath.Join(p.hostRoot, cgroups.Root), verify.CRI{Socket: p.prover.Socket})
+	if err != nil {
+		p.log.Warn("cannot read the node's cgroups; the sandbox proof decides", "step", "cgroups", "error", err.Error())
+		return nil
+	}
+	if err := cgroups.Check(node.Hierarchy, node.SystemdDriver); err != nil {
+		p.log.Error("cgroups not supported", "step", "cgroups", "hierarchy", node.Hierarchy.String(), "driver", node.Driver())
+		return err
+	}
+	return nil
 }
 
 // checkFiles reports what of gVisor is not where containerd's runsc runtime needs it: the binaries in the bin dir

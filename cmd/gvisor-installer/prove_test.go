@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
@@ -78,5 +80,38 @@ func TestProveRefusesContainerd16(t *testing.T) {
 	reason := lastLine(errOut)
 	if code != 1 || !strings.HasPrefix(reason, "containerd "+c.Version) || !strings.Contains(reason, "is not supported (minimum containerd 1.7)") {
 		t.Errorf("prove on %s: exit %d, reason %q; want exit 1 and \"containerd %s... is not supported (minimum containerd 1.7...)\"", c, code, reason, c.Version)
+	}
+}
+
+// TestProveRefusesCgroupV1WithSystemdDriver: on a real containerd 2.4 with the systemd cgroup driver over a cgroup v1
+// hierarchy (a tmpfs at the node's /sys/fs/cgroup), prove refuses with install's reason and fix before any
+// sandbox: in the OSC mode node-agent has already registered runsc, and the proof's verdict is what says why the
+// node is not ready.
+func TestProveRefusesCgroupV1WithSystemdDriver(t *testing.T) {
+	c := installertest.Release(t, "2.4")
+	if os.Geteuid() != 0 {
+		t.Skip("mounting the tmpfs of a cgroup v1 root needs root")
+	}
+	root := t.TempDir()
+	cgroupRoot := filepath.Join(root, "sys/fs/cgroup")
+	if err := os.MkdirAll(cgroupRoot, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mount("tmpfs", cgroupRoot, "tmpfs", 0, "size=1m"); err != nil {
+		t.Fatalf("mounting a tmpfs as the cgroup v1 root: %v", err)
+	}
+	t.Cleanup(func() { _ = unix.Unmount(cgroupRoot, unix.MNT_DETACH) })
+	config := filepath.Join(t.TempDir(), "config.toml")
+	systemd := "version = 3\n[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]\n  SystemdCgroup = true\n"
+	if err := os.WriteFile(config, []byte(systemd), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	installertest.StartDaemon(t, c, config, root)
+	code, _, errOut := runProveCmd(t, "--host-root="+root, "--registration-timeout=1s")
+	reason := lastLine(errOut)
+	for _, want := range []string{"refusing this node's cgroups (cgroup v1 with the systemd cgroup driver)", "fix: a machine image with cgroup v2"} {
+		if code != 1 || !strings.Contains(reason, want) {
+			t.Errorf("prove on cgroup v1 with the systemd driver: exit %d, reason %q; want exit 1 and %q", code, reason, want)
+		}
 	}
 }
