@@ -32,9 +32,10 @@ build:
 ## tools: every real component the tests use (helm, kube-apiserver, etcd, kube-controller-manager, containerd releases, runsc,
 ## Debian's busybox-static and CNI plugins for the real-sandbox nodes, Prometheus' promtool for the monitoring rules, a real
 ## Prometheus and prometheus-operator's config generator for the shoot Prometheus of test/e2e, and the kube-state-metrics
-## release Gardener runs for every shoot; crictl, QEMU and the VM node's Debian disk for test/vmnode)
-.PHONY: tools tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node tool-golangci-lint tool-promtool tool-prometheus tool-kube-state-metrics tool-crictl tool-vm-node
-tools: tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node tool-golangci-lint tool-promtool tool-prometheus tool-kube-state-metrics tool-crictl tool-vm-node
+## release Gardener runs for every shoot; crictl, QEMU, the VM node's Debian disk and Gardener's gardener-node-agent for
+## test/vmnode)
+.PHONY: tools tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node tool-golangci-lint tool-promtool tool-prometheus tool-kube-state-metrics tool-crictl tool-vm-node tool-node-agent
+tools: tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node tool-golangci-lint tool-promtool tool-prometheus tool-kube-state-metrics tool-crictl tool-vm-node tool-node-agent
 tool-helm:
 	@hack/tools/helm.sh >/dev/null
 tool-control-plane:
@@ -59,6 +60,8 @@ tool-crictl:
 	@hack/tools/crictl.sh >/dev/null
 tool-vm-node:
 	@hack/tools/vm-node.sh >/dev/null
+tool-node-agent:
+	@hack/tools/node-agent.sh >/dev/null
 
 ## test: install the tools, then run every test (unit, snapshot, helm CLI, real containerd, real control plane)
 .PHONY: test

@@ -29,3 +29,5 @@ export GVISOR_TEST_KUBE_STATE_METRICS="$("$REPO_ROOT/hack/tools/kube-state-metri
 export GVISOR_TEST_CRICTL="$("$REPO_ROOT/hack/tools/crictl.sh")"
 # The VM node's disk (Debian bookworm, systemd, cgroup v2), built from Debian's packages, and QEMU: test/vmnode.
 export GVISOR_TEST_VM_NODE="$("$REPO_ROOT/hack/tools/vm-node.sh")"
+# Gardener's gardener-node-agent, built from the Gardener release go.mod pins: the VM node runs it in the OSC mode.
+export GVISOR_TEST_NODE_AGENT="$("$REPO_ROOT/hack/tools/node-agent.sh")"

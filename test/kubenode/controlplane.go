@@ -56,6 +56,9 @@ func (n *Node) startAPIServer(context.Context) error {
 		"--kubelet-client-key="+pki("kube-apiserver-kubelet-client.key"),
 		// Without it, logs and exec look the node's name up in DNS.
 		"--kubelet-preferred-address-types=InternalIP,Hostname",
+		// No kube-proxy runs here: webhooks' Services (the extension's OperatingSystemConfig webhook) are reached
+		// at their endpoints, the pods' addresses on the node's CNI bridge.
+		"--enable-aggregator-routing=true",
 		"--profiling=false", "--enable-priority-and-fairness=false")
 	return err
 }

@@ -7,12 +7,9 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"log"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,37 +18,32 @@ import (
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
-	"github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/ociregistry"
 )
 
 // installationRepository is the installation image's repository in the test registry (the image vector's name).
 const installationRepository = "runtime-gvisor/runtime-gvisor-installation"
 
-// startRegistry serves a real OCI distribution registry (go-containerregistry's pkg/registry, in memory) on a
-// loopback port for the rest of the test and returns its host:port.
+// startRegistry serves a real OCI distribution registry (test/ociregistry) on a loopback port of the machine for
+// the rest of the test and returns its host:port.
 func startRegistry(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	r, err := ociregistry.Start(net.Listen, (&net.Dialer{}).DialContext)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: registry.New(registry.Logger(log.New(io.Discard, "", 0))), ReadHeaderTimeout: 10 * time.Second}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(l) }()
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-		if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := r.Stop(); err != nil {
 			t.Errorf("test registry: %v", err)
 		}
 	})
-	return l.Addr().String()
+	return r.Host()
 }
 
 // imageFile is one file of the pushed image.

@@ -105,3 +105,10 @@ func Crictl(t testing.TB) string {
 	t.Helper()
 	return executable(t, Env(t, "GVISOR_TEST_CRICTL", "tool-crictl"), "GVISOR_TEST_CRICTL", "tool-crictl")
 }
+
+// NodeAgent returns the path of Gardener's gardener-node-agent at the release go.mod pins (GVISOR_TEST_NODE_AGENT,
+// hack/tools/node-agent.sh).
+func NodeAgent(t testing.TB) string {
+	t.Helper()
+	return executable(t, Env(t, "GVISOR_TEST_NODE_AGENT", "tool-node-agent"), "GVISOR_TEST_NODE_AGENT", "tool-node-agent")
+}

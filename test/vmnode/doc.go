@@ -6,7 +6,9 @@
 // cgroup v2 with every controller (or cgroup v1, Config.CgroupV1), and containerd as a distribution-style systemd
 // unit; Provision gives it a containerd release, crictl and the kubelet of this tree's tool cache, and containerd's
 // default configuration with runc's `SystemdCgroup = true`, as Gardener's node agent writes it for the systemd cgroup
-// driver Gardener's kubelets run with.
+// driver Gardener's kubelets run with. JoinCluster adds the kubelet with the systemd cgroup driver; StartNodeAgent
+// installs Gardener's gardener-node-agent as Gardener's provisioning does (its unit, configuration and paths from
+// Gardener's own component), which then applies its pool's OperatingSystemConfig secret through the node's systemd.
 //
 // # Why a VM
 //
