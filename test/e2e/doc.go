@@ -25,6 +25,13 @@
 // the API server as 10.0.2.2, and the API server reaches the VM's kubelet (logs, exec, metrics) through a port QEMU
 // forwards from the VM's InternalIP on the namespace node's loopback.
 //
+// TestOSCModeOnGardenersNode runs the other delivery mode on such a node: the chart with deliveryMode
+// operatingsystemconfig, the pool's OperatingSystemConfig written to the seed as gardenlet writes it and mutated by
+// the extension's deployed webhook (the API server reaches it at its pods: no kube-proxy runs on the namespace
+// node), the pool's OSC secret computed by Gardener's own code, and Gardener's gardener-node-agent on the VM
+// applying it through the VM's systemd before the kubelet joins, the installation image pulled from a real
+// registry (test/ociregistry) on the namespace node's loopback.
+//
 // The package's non-test files are the steps, shared by its tests and by `make demo`'s real-node part
 // (test/e2e/demo).
 package e2e

@@ -152,11 +152,17 @@ func archives(b *images.Built) []string {
 // node) and installs the extension chart (this tree's, or an earlier release's) with imgs.
 func startExtensionFrom(ctx context.Context, t testing.TB, n *kubenode.Node, helm, chart string, imgs *images.Built, controller map[string]any) {
 	t.Helper()
+	startExtensionWith(ctx, t, n, helm, chart, extensionValues(t, imgs, controller))
+}
+
+// startExtensionWith prepares n as a seed, starts gardener-resource-manager and installs chart with values.
+func startExtensionWith(ctx context.Context, t testing.TB, n *kubenode.Node, helm, chart string, values map[string]any) {
+	t.Helper()
 	testutil.Must(t, e2e.PrepareSeed(ctx, n))
 	rm, err := envtest.StartResourceManager(ctx, n.RESTConfig(), logr.Discard())
 	testutil.Must(t, err)
 	t.Cleanup(func() { _ = rm.Stop() })
-	if err := e2e.InstallExtension(ctx, n, e2e.Install{Helm: helm, Chart: chart, Values: extensionValues(t, imgs, controller)}); err != nil {
+	if err := e2e.InstallExtension(ctx, n, e2e.Install{Helm: helm, Chart: chart, Values: values}); err != nil {
 		t.Fatalf("%v\n--- kubelet ---\n%s", err, n.LogTail("kubelet", 30))
 	}
 }

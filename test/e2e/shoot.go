@@ -67,12 +67,21 @@ func LoadShoot(clusterFile, containerRuntimeFile, kubernetesVersion string) (*Sh
 	return nil, fmt.Errorf("%s has no worker pool %q, which the ContainerRuntime of %s names", clusterFile, s.ContainerRuntime.Spec.WorkerPool.Name, containerRuntimeFile)
 }
 
+// GardenerShoot is the Cluster's shoot.
+func (s *Shoot) GardenerShoot() (*gardencorev1beta1.Shoot, error) {
+	var shoot gardencorev1beta1.Shoot
+	if err := json.Unmarshal(s.Cluster.Spec.Shoot.Raw, &shoot); err != nil {
+		return nil, fmt.Errorf("the Cluster's shoot: %w", err)
+	}
+	return &shoot, nil
+}
+
 // NodeLabels are the labels the pool's nodes carry on a Gardener shoot (Gardener's NodeLabelsForWorkerPool).
 func (s *Shoot) NodeLabels() map[string]string {
 	return gardenerutils.NodeLabelsForWorkerPool(s.Worker, false, "gardener-node-agent-"+s.Worker.Name, "")
 }
 
-// Create writes the namespace, the Cluster and the shoot access secret "gardener" (a kubeconfig of the node's API
+// Create writes the namespace (labelled as gardenlet does), the Cluster and the shoot access secret "gardener" (a kubeconfig of the node's API
 // server, which is also the shoot's), as gardenlet does before it creates extension resources.
 func (s *Shoot) Create(ctx context.Context, n *kubenode.Node) error {
 	c := n.Client()
@@ -84,7 +93,10 @@ func (s *Shoot) Create(ctx context.Context, n *kubenode.Node) error {
 		ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace.Name, Name: v1beta1constants.SecretNameGardener},
 		Data:       map[string][]byte{"kubeconfig": kubeconfig},
 	}
-	for _, obj := range []client.Object{s.Namespace.DeepCopy(), s.Cluster.DeepCopy(), secret} {
+	ns := s.Namespace.DeepCopy()
+	// gardenlet labels every shoot namespace so: the namespace selector of seed webhooks (the OSC webhook's).
+	metav1.SetMetaDataLabel(&ns.ObjectMeta, v1beta1constants.GardenRole, v1beta1constants.GardenRoleShoot)
+	for _, obj := range []client.Object{ns, s.Cluster.DeepCopy(), secret} {
 		if err := c.Create(ctx, obj); err != nil {
 			return fmt.Errorf("creating %T %s: %w", obj, obj.GetName(), err)
 		}

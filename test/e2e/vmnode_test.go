@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,10 @@ import (
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/e2e"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/images"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/kubenode"
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
@@ -41,64 +45,37 @@ type gardenersNode struct {
 	shoot *e2e.Shoot
 	// pristine is containerd's config.toml as the node came (sha256sum's line), before the extension.
 	pristine string
+	// imgs are this tree's images, which the seed runs.
+	imgs *images.Built
 	// cgroupV1: the VM runs systemd's legacy hierarchy (cgroup v1), as SUSE CHost; false: cgroup v2.
 	cgroupV1 bool
 }
 
 // onGardenersNode starts the seed, boots the VM node, installs the extension chart with this tree's images, writes
 // the shoot and its gVisor pool's ContainerRuntime as gardenlet does, and joins the VM's kubelet.
-func onGardenersNode(ctx context.Context, t *testing.T, cgroupV1 bool) *gardenersNode {
+func onGardenersNode(ctx context.Context, t *testing.T, cgroupV1 bool, containerd string, extraImages ...string) *gardenersNode {
 	t.Helper()
-	imgs := ourImages(t)
+	s := startVMSeed(ctx, t)
+	imgs, shoot, seed := s.imgs, s.shoot, s.seed
 	helm := realcomponents.Helm(t)
 	disk, crictl := realcomponents.VMNode(t), realcomponents.Crictl(t)
-	c := installertest.Release(t, "2.4")
-	shoot, err := e2e.LoadShoot("../../example/seed/cluster.yaml", "../../example/containerruntime.yaml", kubernetesVersion)
-	testutil.Must(t, err)
-
-	cfg := kubenode.EnvConfig(t, c)
-	cfg.NodeName, cfg.Images = "seed", archives(imgs)
-	seed := kubenode.New(t, cfg)
-	// The VM's InternalIP on the seed's loopback, forwarded by QEMU to the VM's kubelet: the API server's way to it
-	// (logs, exec).
-	// Its local route prefers 127.0.0.1 as the source: QEMU's user-mode network hands a connection from a
-	// loopback address to the guest as coming from 10.0.2.2, but one from 10.0.2.15 as coming from the guest's own
-	// address, which the guest drops.
-	for _, argv := range [][]string{
-		{"ip", "addr", "add", vmnode.GuestIP + "/32", "dev", "lo"},
-		{"ip", "route", "replace", "local", vmnode.GuestIP, "dev", "lo", "table", "local", "scope", "host", "src", "127.0.0.1"},
-	} {
-		if out, err := seed.NetCommand(ctx, argv...).CombinedOutput(); err != nil {
-			t.Fatalf("%s in the seed's network: %v: %s", strings.Join(argv, " "), err, out)
-		}
-	}
+	nodeContainerd := installertest.Release(t, containerd)
 	// The VM boots and gets containerd while the seed gets the extension (each takes a minute or more).
 	nodeImgs := nodetest.BuildImages(t, nodetest.NodeTools(t))
-	type booted struct {
-		vm  *vmnode.Node
-		err error
-	}
-	vmc := make(chan booted, 1)
-	go func() {
-		vm, err := vmnode.Boot(ctx, vmnode.Config{
-			Disk: disk, Network: seed, Forward: []int{vmnode.KubeletPort}, ForwardAddress: vmnode.GuestIP, Log: vmnode.TestLog(t),
-			CgroupV1: cgroupV1,
-		})
-		if err == nil {
-			if err = vm.Provision(ctx, vmnode.Provision{
-				Containerd: c.Dir, Crictl: crictl, SandboxImage: nodetest.PauseImage,
-				Images: []string{nodeImgs.Pause, nodeImgs.Busybox, imgs.Installation().Archive},
-			}); err != nil {
-				err = errors.Join(err, vm.Stop())
-			}
-		}
-		vmc <- booted{vm, err}
-	}()
-	startExtensionFrom(ctx, t, seed, helm, thisChart, imgs, nil)
-	b := <-vmc
-	testutil.Must(t, b.err)
-	vm := b.vm
-	g := &gardenersNode{seed: seed, vm: vm, shoot: shoot, cgroupV1: cgroupV1}
+	booted := bootInBackground(ctx, vmnode.Config{
+		Disk: disk, Network: seed, Forward: []int{vmnode.KubeletPort}, ForwardAddress: vmnode.GuestIP, Log: vmnode.TestLog(t),
+		CgroupV1: cgroupV1,
+	}, vmnode.Provision{
+		Containerd: nodeContainerd.Dir, Crictl: crictl, SandboxImage: nodetest.PauseImage,
+		Images: append([]string{nodeImgs.Pause, nodeImgs.Busybox, imgs.Installation().Archive}, extraImages...),
+	})
+	// With the readiness gate: the installer labels the node once it proved a sandbox there, and the RuntimeClass
+	// selects the label.
+	// With sandbox metrics: the node's metric server runs beside the installer.
+	startExtensionFrom(ctx, t, seed, helm, thisChart, imgs, vmControllerValues)
+	vm, err := booted()
+	testutil.Must(t, err)
+	g := &gardenersNode{seed: seed, vm: vm, shoot: shoot, imgs: imgs, cgroupV1: cgroupV1}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("--- VM node: kubelet ---\n%s\n--- VM node: containerd ---\n%s\n--- VM node: console ---\n%s",
@@ -112,11 +89,80 @@ func onGardenersNode(ctx context.Context, t *testing.T, cgroupV1 bool) *gardener
 	kubeconfig, err := seed.Kubeconfig("vm-kubelet", "system:node:"+vmNodeName, "system:nodes")
 	testutil.Must(t, err)
 	testutil.Must(t, vm.JoinCluster(ctx, vmnode.Join{
-		Kubelet: filepath.Join(cfg.Assets, "kubelet"), Kubeconfig: kubeconfig, NodeName: vmNodeName,
+		Kubelet: s.kubelet, Kubeconfig: kubeconfig, NodeName: vmNodeName,
 		Labels: shoot.NodeLabels(), ServiceIP: kubenode.KubernetesServiceIP,
 	}))
 	g.waitNodeReady(ctx, t)
 	return g
+}
+
+// vmSeed is the seed of the VM node tests: a namespace node (containerd 2.4, this tree's images imported) whose
+// loopback leads to the VM's InternalIP, and the shoot of example/.
+type vmSeed struct {
+	seed  *kubenode.Node
+	imgs  *images.Built
+	shoot *e2e.Shoot
+	// containerd is the seed's release; kubelet the kubelet's binary of its control plane, which the VM runs too.
+	containerd installertest.Containerd
+	kubelet    string
+}
+
+// startVMSeed starts the seed of a VM node test.
+func startVMSeed(ctx context.Context, t *testing.T) vmSeed {
+	t.Helper()
+	s := vmSeed{imgs: ourImages(t), containerd: installertest.Release(t, "2.4")}
+	var err error
+	s.shoot, err = e2e.LoadShoot("../../example/seed/cluster.yaml", "../../example/containerruntime.yaml", kubernetesVersion)
+	testutil.Must(t, err)
+	cfg := kubenode.EnvConfig(t, s.containerd)
+	cfg.NodeName, cfg.Images = "seed", archives(s.imgs)
+	s.kubelet = filepath.Join(cfg.Assets, "kubelet")
+	s.seed = kubenode.New(t, cfg)
+	routeToGuest(ctx, t, s.seed)
+	return s
+}
+
+// bootInBackground boots a VM node with cfg and provisions it with p while the caller goes on; the function it
+// returns waits for the node (stopped again if provisioning failed).
+func bootInBackground(ctx context.Context, cfg vmnode.Config, p vmnode.Provision) func() (*vmnode.Node, error) {
+	type booted struct {
+		vm  *vmnode.Node
+		err error
+	}
+	c := make(chan booted, 1)
+	go func() {
+		vm, err := vmnode.Boot(ctx, cfg)
+		if err == nil {
+			if err = vm.Provision(ctx, p); err != nil {
+				err = errors.Join(err, vm.Stop())
+			}
+		}
+		c <- booted{vm, err}
+	}()
+	return func() (*vmnode.Node, error) {
+		b := <-c
+		return b.vm, b.err
+	}
+}
+
+// vmControllerValues are the controller's chart values of the VM node's DaemonSet tests: the readiness gate and
+// sandbox metrics on.
+var vmControllerValues = map[string]any{"readinessGate": true, "sandboxMetrics": true}
+
+// routeToGuest puts the VM's InternalIP on the seed's loopback, where QEMU forwards it to the VM's kubelet: the API
+// server's way to it (logs, exec). Its local route prefers 127.0.0.1 as the source: QEMU's user-mode network hands
+// a connection from a loopback address to the guest as coming from 10.0.2.2, but one from 10.0.2.15 as coming from
+// the guest's own address, which the guest drops.
+func routeToGuest(ctx context.Context, t *testing.T, seed *kubenode.Node) {
+	t.Helper()
+	for _, argv := range [][]string{
+		{"ip", "addr", "add", vmnode.GuestIP + "/32", "dev", "lo"},
+		{"ip", "route", "replace", "local", vmnode.GuestIP, "dev", "lo", "table", "local", "scope", "host", "src", "127.0.0.1"},
+	} {
+		if out, err := seed.NetCommand(ctx, argv...).CombinedOutput(); err != nil {
+			t.Fatalf("%s in the seed's network: %v: %s", strings.Join(argv, " "), err, out)
+		}
+	}
 }
 
 // waitNodeReady waits until the VM's Node is Ready.
@@ -161,36 +207,50 @@ func gvisorPodOnVM(name string) *corev1.Pod {
 // TestExtensionOnGardenersNode runs the extension as it ships on a node like Gardener's (systemd PID 1, the systemd
 // cgroup driver; test/vmnode), on cgroup v2 (Garden Linux) and cgroup v1 (SUSE CHost), DaemonSet mode: the chart,
 // this tree's images, the controller and gardener-resource-manager, a ContainerRuntime as gardenlet writes it. The
-// installation pod, run by the node's kubelet, restarts containerd through the node's real systemd and proves a
-// sandbox under the systemd driver; the health conditions turn True; a shoot owner's gVisor pod runs inside its pod
+// installation pod, run by the node's kubelet, restarts containerd through the node's real systemd, proves a
+// sandbox under the systemd driver and labels the node for the readiness gate; the health conditions turn True; a shoot owner's gVisor pod runs inside its pod
 // slice, its usage is what the kubelet reports, and it is OOM-killed by the kernel when it exceeds its memory limit;
-// the node reboots and gVisor pods run again without a reinstall; deleting the ContainerRuntime gives containerd
+// the node reboots and gVisor pods run again without a reinstall; a release that cannot start a sandbox is named on
+// EveryNodeReady while the node falls back to its last proven one; deleting the ContainerRuntime gives containerd
 // back its config byte for byte. On cgroup v1 with the systemd driver (SUSE CHost) runsc would put a gVisor pod
-// outside its pod's slice (package cgroups): there the installer refuses, by name, and leaves the node untouched.
+// outside its pod's slice (package cgroups): there the installer refuses, by name, and leaves the node untouched
+// and unlabelled.
 func TestExtensionOnGardenersNode(t *testing.T) {
 	for _, tc := range []struct {
-		name     string
-		cgroupV1 bool
-	}{{"cgroup-v2", false}, {"cgroup-v1", true}} {
+		name       string
+		cgroupV1   bool
+		containerd string
+	}{{"cgroup-v2", false, "2.4"}, {"cgroup-v1", true, "2.4"}, {"cgroup-v2-containerd-1.7", false, "1.7"}} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 			defer cancel()
 			t0 := time.Now()
-			g := onGardenersNode(ctx, t, tc.cgroupV1)
 			if tc.cgroupV1 {
-				g.refused(ctx, t)
+				onGardenersNode(ctx, t, true, tc.containerd).refused(ctx, t)
 				return
 			}
+			if tc.containerd != "2.4" {
+				// Another containerd release (config version 2: runsc is registered in config.toml itself): the
+				// install through systemd, a gVisor pod in its slice with its usage seen, the uninstall.
+				g := onGardenersNode(ctx, t, false, tc.containerd)
+				g.install(ctx, t)
+				app := g.firstGVisorPod(ctx, t, t0)
+				g.inItsPodSlice(ctx, t, app)
+				g.usageSeen(ctx, t, app)
+				g.uninstall(ctx, t, app)
+				return
+			}
+			broken := brokenImages(t)
+			g := onGardenersNode(ctx, t, false, tc.containerd, broken.Installation().Archive)
 			g.install(ctx, t)
-			app := gvisorPodOnVM("gvisor-app")
-			logs, err := e2e.RunPod(ctx, g.seed, app, e2e.GVisorKernelLine, 5*time.Minute)
-			testutil.Must(t, err)
-			t.Logf("empty VM node to a running gVisor pod: %.1fs; the pod's log: %s", time.Since(t0).Seconds(), strings.SplitN(logs, "\n", 2)[0])
+			app := g.firstGVisorPod(ctx, t, t0)
 			g.inItsPodSlice(ctx, t, app)
 			g.usageSeen(ctx, t, app)
+			g.sandboxMetricsWithinSlice(ctx, t)
 			g.memoryLimitHolds(ctx, t)
 			g.cpuLimitHolds(ctx, t)
 			g.reboot(ctx, t, app)
+			g.brokenRelease(ctx, t, app, broken)
 			g.uninstall(ctx, t, app)
 		})
 	}
@@ -226,6 +286,17 @@ func (g *gardenersNode) refused(ctx context.Context, t *testing.T) {
 	if left := g.run(ctx, t, "ls -A /var/bin/containerruntimes 2>/dev/null || true"); left != "" {
 		t.Errorf("the refused install left files in the bin dir: %s", left)
 	}
+	if v, ok := g.node(ctx, t).Labels[nodelabel.Key]; ok {
+		t.Errorf("the refused node carries the readiness gate's label %s=%s", nodelabel.Key, v)
+	}
+}
+
+// node is the VM's Node.
+func (g *gardenersNode) node(ctx context.Context, t *testing.T) *corev1.Node {
+	t.Helper()
+	var node corev1.Node
+	testutil.Must(t, g.seed.Client().Get(ctx, client.ObjectKey{Name: vmNodeName}, &node))
+	return &node
 }
 
 // install waits for the installation pod on the VM node and the health conditions, and checks that containerd was
@@ -242,9 +313,23 @@ func (g *gardenersNode) install(ctx context.Context, t *testing.T) {
 	if after := g.run(ctx, t, "systemctl show -p InvocationID --value containerd"); after == invocation {
 		t.Errorf("containerd runs in the same systemd invocation as before the install: the installer did not restart it through systemd")
 	}
+	if v := g.node(ctx, t).Labels[nodelabel.Key]; v != nodelabel.Value {
+		t.Errorf("the installer did not set the readiness gate's label on the node: %s=%q, want %q", nodelabel.Key, v, nodelabel.Value)
+	}
 	cr, err := e2e.WaitConditions(ctx, g.seed.Client(), client.ObjectKeyFromObject(g.shoot.ContainerRuntime), 3*time.Minute, healthy)
 	testutil.Must(t, err)
 	t.Logf("conditions: %v", cr.Status.Conditions)
+}
+
+// firstGVisorPod runs the shoot owner's gVisor pod on the VM node and logs the time since t0, when the node was
+// empty.
+func (g *gardenersNode) firstGVisorPod(ctx context.Context, t *testing.T, t0 time.Time) *corev1.Pod {
+	t.Helper()
+	app := gvisorPodOnVM("gvisor-app")
+	logs, err := e2e.RunPod(ctx, g.seed, app, e2e.GVisorKernelLine, 5*time.Minute)
+	testutil.Must(t, err)
+	t.Logf("empty VM node to a running gVisor pod: %.1fs; the pod's log: %s", time.Since(t0).Seconds(), strings.SplitN(logs, "\n", 2)[0])
+	return app
 }
 
 // podSlice is the systemd slice the kubelet's systemd driver gives a Guaranteed pod.
@@ -341,7 +426,20 @@ find /etc/containerd /var/bin/containerruntimes -name '.*.gvisor-installer-*'`
 // run after the boot changes nothing) and the node's gVisor files are as before.
 func (g *gardenersNode) reboot(ctx context.Context, t *testing.T, app *corev1.Pod) {
 	t.Helper()
-	before := g.run(ctx, t, nodeState)
+	g.rebootKeeps(ctx, t, app, nodeState, "the installer", func() {
+		pod, err := e2e.InstallationPod(ctx, g.seed.Client(), g.shoot.ContainerRuntime.Spec.WorkerPool.Name, vmNodeName, 5*time.Minute, e2e.PodReady)
+		testutil.Must(t, err)
+		t.Logf("the installer after the reboot: %s", pod.Status.InitContainerStatuses[0].State.Terminated.Message)
+	})
+}
+
+// rebootKeeps reboots the node with the gVisor pod app running and waits until app runs again in a new container
+// of gVisor; then, after afterBoot (the delivery mode's own check), that containerd started once in this boot
+// (whoever re-applies gVisor after a boot, who, restarted it for nothing otherwise) and that the script state
+// prints the same as before the reboot.
+func (g *gardenersNode) rebootKeeps(ctx context.Context, t *testing.T, app *corev1.Pod, state, who string, afterBoot func()) {
+	t.Helper()
+	before := g.run(ctx, t, state)
 	testutil.Must(t, g.seed.Client().Get(ctx, client.ObjectKeyFromObject(app), app))
 	container := app.Status.ContainerStatuses[0].ContainerID
 	t0 := time.Now()
@@ -362,15 +460,43 @@ func (g *gardenersNode) reboot(ctx context.Context, t *testing.T, app *corev1.Po
 	testutil.Must(t, err)
 	t.Logf("reboot to the gVisor pod running again: %.1fs (the boot: %.1fs); its log: %s", time.Since(t0).Seconds(),
 		g.vm.BootTime().Seconds(), strings.SplitN(logs, "\n", 2)[0])
-	pod, err := e2e.InstallationPod(ctx, g.seed.Client(), g.shoot.ContainerRuntime.Spec.WorkerPool.Name, vmNodeName, 5*time.Minute, e2e.PodReady)
-	testutil.Must(t, err)
-	t.Logf("the installer after the reboot: %s", pod.Status.InitContainerStatuses[0].State.Terminated.Message)
+	afterBoot()
 	if starts := g.run(ctx, t, "journalctl -b --no-pager -o cat -u containerd | grep -c '^Started containerd' || true"); starts != "1" {
-		t.Errorf("containerd started %s times since the boot, want 1: the installer restarted it after the reboot for nothing\n%s", starts, g.vm.Journal(ctx, "containerd", 20))
+		t.Errorf("containerd started %s times since the boot, want 1: %s restarted it after the reboot for nothing\n%s", starts, who, g.vm.Journal(ctx, "containerd", 20))
 	}
-	if after := g.run(ctx, t, nodeState); after != before {
+	if after := g.run(ctx, t, state); after != before {
 		t.Errorf("the node's gVisor files changed across the reboot:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
+}
+
+// brokenRelease rolls a gVisor release that cannot start a sandbox onto the node, as an operator does with
+// imageVectorOverwrite: EveryNodeReady turns False naming the node and the failed release, the running gVisor pod
+// keeps running and a new one starts (the node fell back to its last proven release).
+func (g *gardenersNode) brokenRelease(ctx context.Context, t *testing.T, app *corev1.Pod, broken brokenBuild) {
+	t.Helper()
+	before := containerID(ctx, t, g.seed, app)
+	values := broken.ExtensionValues(t)
+	values["imageVectorOverwrite"] = broken.ImageVectorOverwrite(t) + broken.sums
+	values["controller"] = extensionValues(t, g.imgs, vmControllerValues)["controller"]
+	values["image"] = g.imgs.ExtensionValues(t)["image"] // the seed runs this tree's controller
+	testutil.Must(t, e2e.InstallExtension(ctx, g.seed, e2e.Install{Helm: realcomponents.Helm(t), Chart: thisChart, Values: values}))
+	key := client.ObjectKeyFromObject(g.shoot.ContainerRuntime)
+	annotateReconcile(ctx, t, g.seed, key)
+	cond := waitCondition(ctx, t, g.seed, key, gardencorev1beta1.ShootEveryNodeReady, gardencorev1beta1.ConditionFalse)
+	t.Logf("EveryNodeReady with the broken release: %s", cond.Message)
+	for _, want := range []string{vmNodeName, "failed", "running release v", "gVisor sandbox did not start"} {
+		if !strings.Contains(cond.Message, want) {
+			t.Errorf("EveryNodeReady's message lacks %q: %s", want, cond.Message)
+		}
+	}
+	if after := containerID(ctx, t, g.seed, app); after != before {
+		t.Errorf("the gVisor pod's container changed with the broken release: %s, then %s", before, after)
+	}
+	late := gvisorPodOnVM("gvisor-late")
+	if _, err := e2e.RunPod(ctx, g.seed, late, e2e.GVisorKernelLine, 5*time.Minute); err != nil {
+		t.Errorf("a new gVisor pod on the node that fell back to its last proven release: %v", err)
+	}
+	testutil.Must(t, g.seed.Client().Delete(ctx, late))
 }
 
 // uninstall deletes the ContainerRuntime (the gVisor pods gone first, as a shoot owner's rollout does) and checks
@@ -426,4 +552,69 @@ func (g *gardenersNode) usageSeen(ctx context.Context, t *testing.T, pod *corev1
 			t.Logf("%s %s", series, f[1])
 		}
 	}
+}
+
+// sandboxMetricsWithinSlice runs a gVisor pod that holds 40 MiB in its tmpfs and reads the node's metric server
+// (sandbox metrics) beside the pod's cgroup: the sentry's memory figure for the pod is at least the 40 MiB and at
+// most the pod slice's memory.current (which holds the sentry and the gofer besides the application), and the
+// container's CPU time at most the slice's. The slice is read after the scrape: both only grow in between.
+func (g *gardenersNode) sandboxMetricsWithinSlice(ctx context.Context, t *testing.T) {
+	t.Helper()
+	pod := gvisorPodOnVM("gvisor-tmpfs")
+	pod.Spec.Containers[0].Resources.Limits[corev1.ResourceMemory] = resource.MustParse("256Mi")
+	pod.Spec.Containers[0].Command = []string{"sh", "-c", "dd if=/dev/zero of=/dev/shm/fill bs=1M count=40 && echo filled && exec sleep 86400"}
+	_, err := e2e.RunPod(ctx, g.seed, pod, "filled", 5*time.Minute)
+	testutil.Must(t, err)
+	testutil.Must(t, g.seed.Client().Get(ctx, client.ObjectKeyFromObject(pod), pod))
+	server, err := e2e.InstallationPod(ctx, g.seed.Client(), g.shoot.ContainerRuntime.Spec.WorkerPool.Name, vmNodeName, time.Minute, withMetricServer)
+	testutil.Must(t, err)
+	dir := "/sys/fs/cgroup/kubepods.slice/" + podSlice(pod)
+	// The node asks its metric server as Prometheus does (plain http, bash's /dev/tcp: the node has no curl).
+	out := g.run(ctx, t, fmt.Sprintf(`exec 3<>/dev/tcp/%s/%d
+printf 'GET /metrics HTTP/1.0\r\nHost: node\r\n\r\n' >&3
+cat <&3 | grep -E '^runsc_(sandbox_memory_usage_bytes|container_cpu_usage_seconds_total)\{.*pod_name="%s"' || true
+echo "slice_memory_current $(cat %s/memory.current)"
+echo "slice_cpu_usage_usec $(awk '/^usage_usec/ {print $2}' %s/cpu.stat)"`, server.Status.PodIP, render.MetricServerPort, pod.Name, dir, dir))
+	var sandboxMemory, containerCPU, sliceMemory, sliceCPU float64
+	for _, line := range strings.Split(out, "\n") {
+		name, v, ok := sampleValue(line)
+		switch {
+		case !ok:
+		case name == "runsc_sandbox_memory_usage_bytes":
+			sandboxMemory = v
+		case name == "runsc_container_cpu_usage_seconds_total" && strings.Contains(line, `container="app"`):
+			containerCPU = v
+		case name == "slice_memory_current":
+			sliceMemory = v
+		case name == "slice_cpu_usage_usec":
+			sliceCPU = v / 1e6
+		}
+	}
+	t.Logf("metric server: sandbox memory %.1f MiB, container CPU %.3f s; pod slice: memory.current %.1f MiB, CPU %.3f s",
+		sandboxMemory/(1<<20), containerCPU, sliceMemory/(1<<20), sliceCPU)
+	if sandboxMemory < 40<<20 || sandboxMemory > sliceMemory {
+		t.Errorf("the metric server's memory for the pod holding 40 MiB is %.0f bytes, want between 40 MiB and the pod slice's memory.current %.0f:\n%s", sandboxMemory, sliceMemory, out)
+	}
+	if containerCPU <= 0 || containerCPU > sliceCPU {
+		t.Errorf("the metric server's CPU time for the container is %.3f s, want above 0 and at most the pod slice's %.3f s:\n%s", containerCPU, sliceCPU, out)
+	}
+	testutil.Must(t, g.seed.Client().Delete(ctx, pod))
+}
+
+// sampleValue is the metric name and value of one line of Prometheus' text format: name{labels} value [timestamp],
+// or name value.
+func sampleValue(line string) (string, float64, bool) {
+	name, rest := line, ""
+	if i := strings.IndexAny(line, "{ "); i >= 0 {
+		name, rest = line[:i], line[i:]
+	}
+	if i := strings.LastIndex(rest, "}"); i >= 0 {
+		rest = rest[i+1:]
+	}
+	f := strings.Fields(rest)
+	if name == "" || len(f) == 0 {
+		return "", 0, false
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	return name, v, err == nil
 }
