@@ -317,7 +317,9 @@ func filePaths(files []extensionsv1alpha1.File) []string {
 	return out
 }
 
-// startNodeAgent installs and starts gardener-node-agent on the VM node, reading the pool's OSC secret.
+// startNodeAgent installs and starts gardener-node-agent on the VM node, reading the pool's OSC secret. It
+// authenticates with a client certificate in the cluster's admin group: the node-agent-authorizer webhook Gardener
+// puts in front of node-agent's requests is not part of this test.
 func (o *oscModeNode) startNodeAgent(ctx context.Context, t *testing.T) {
 	t.Helper()
 	kubeconfig, err := o.seed.Kubeconfig("gardener-node-agent", "gardener.cloud:node-agent:machine:"+vmNodeName, "system:masters")
