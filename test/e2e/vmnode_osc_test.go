@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	nodeagentconfigv1alpha1 "github.com/gardener/gardener/pkg/apis/config/nodeagent/v1alpha1"
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
@@ -58,7 +59,8 @@ type oscModeNode struct {
 // applies it through the node's systemd before any kubelet runs: it registers runsc in containerd's config.toml,
 // pulls runsc, the shim and the installer out of the installation image, and starts the sandbox-proof unit, which
 // proves a runsc sandbox. Then the kubelet joins; node-agent reports the OSC applied on the Node, the extension's
-// health conditions turn True from it, and a shoot owner's gVisor pod runs in its pod slice. The node reboots: the
+// health conditions turn True from it, and a shoot owner's gVisor pod runs in its pod slice. A proof that fails on
+// the node reaches EveryNodeReady through node-agent's systemd-unit check, and heals with it. The node reboots: the
 // pod runs again, node-agent changes nothing and containerd starts once. Then gVisor leaves the pool as Gardener
 // takes it out: node-agent applies the webhook's remove entry, and nothing of gVisor is left on the node.
 //
@@ -81,8 +83,31 @@ func TestOSCModeOnGardenersNode(t *testing.T) {
 	t.Logf("conditions: %v", cr.Status.Conditions)
 	app := o.firstGVisorPod(ctx, t, t0)
 	o.inItsPodSlice(ctx, t, app)
+	o.proofFailureReported(ctx, t)
 	o.reboot(ctx, t, app)
 	o.removeGVisor(ctx, t, app)
+}
+
+// proofFailureReported makes the node's runsc unusable (not executable) and runs the proof unit: node-agent's
+// systemd-unit check reports the failed unit on the Node (SystemdUnitsReady), and EveryNodeReady turns False naming
+// the node and the unit. Repaired and proven again, both turn back.
+func (o *oscModeNode) proofFailureReported(ctx context.Context, t *testing.T) {
+	t.Helper()
+	key := client.ObjectKeyFromObject(o.shoot.ContainerRuntime)
+	o.run(ctx, t, "chmod -x /var/bin/containerruntimes/runsc; systemctl start "+oscwebhook.ProofUnitName+" || true")
+	if result, _ := o.proofResult(ctx, t); result == "success" {
+		t.Fatalf("%s passed with a runsc that cannot run", oscwebhook.ProofUnitName)
+	}
+	cond := waitCondition(ctx, t, o.seed, key, gardencorev1beta1.ShootEveryNodeReady, gardencorev1beta1.ConditionFalse)
+	t.Logf("EveryNodeReady with the proof failing on the node: %s", cond.Message)
+	for _, want := range []string{vmNodeName, oscwebhook.ProofUnitName} {
+		if !strings.Contains(cond.Message, want) {
+			t.Errorf("EveryNodeReady's message lacks %q: %s", want, cond.Message)
+		}
+	}
+	o.run(ctx, t, "chmod +x /var/bin/containerruntimes/runsc; systemctl start "+oscwebhook.ProofUnitName)
+	_, err := e2e.WaitConditions(ctx, o.seed.Client(), key, 4*time.Minute, healthy)
+	testutil.Must(t, err)
 }
 
 // oscModeOnGardenersNode starts the seed with the extension in the OSC mode, boots and provisions the VM node (no
