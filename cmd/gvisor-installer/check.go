@@ -58,6 +58,11 @@ func checkCommandLine(args []string, stderr io.Writer) error {
 			return parseFailure(cmd, code)
 		}
 		return nil
+	case "deactivate":
+		if f, code := parseDeactivate(args[1:], stderr); f == nil {
+			return parseFailure(cmd, code)
+		}
+		return nil
 	}
 	return fmt.Errorf("%q runs nothing: %s", args[0], usage)
 }

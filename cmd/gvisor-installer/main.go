@@ -8,7 +8,8 @@
 //	gvisor-installer uninstall --host-root DIR [--bin-dir PATH] [--restart=systemd|none] [--idle --ready-file FILE] [--label-node]
 //	gvisor-installer plan      (the flags of install, or --uninstall: print what would change, change nothing)
 //	gvisor-installer ready     --ready-file FILE (readiness probe: exit 0 iff FILE exists)
-//	gvisor-installer prove     [--host-root DIR] [--bin-dir PATH] [--runsc-config FILE] (OSC mode's oneshot unit: prove.go)
+//	gvisor-installer prove     [--host-root DIR] [--bin-dir PATH] [--runsc-config FILE] [--activate] (the sandbox proof; with --activate the OSC mode's oneshot unit: prove.go)
+//	gvisor-installer deactivate [--host-root DIR] [--bin-dir PATH] [--unless-enabled UNIT] (the OSC mode's removal of the release layout: deactivate.go)
 //
 // With --idle (DaemonSet mode) install and uninstall write --ready-file after succeeding and then wait for
 // SIGTERM/SIGINT, so the pod is Ready exactly when this node is done; a failure exits (the kubelet retries).
@@ -52,7 +53,7 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usage = `usage: gvisor-installer install|uninstall|plan|ready|prove [flags]; gvisor-installer <command> -h lists the flags`
+const usage = `usage: gvisor-installer install|uninstall|plan|ready|prove|deactivate [flags]; gvisor-installer <command> -h lists the flags`
 
 // run is main without process globals, so tests drive the real command line.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -67,6 +68,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runReady(args[1:], stderr)
 	case "prove":
 		return runProve(ctx, args[1:], stdout, stderr)
+	case "deactivate":
+		return runDeactivate(ctx, args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, versionString())
 		return 0

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -20,19 +21,27 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdversion"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/gpu"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version"
 )
 
-// runProve is `gvisor-installer prove`, the sandbox proof of the OperatingSystemConfig delivery mode: the oneshot
-// unit gvisor-sandbox-proof.service runs it on the node after gardener-node-agent has put runsc, the shim and
-// runsc.toml there (imageRef and inline files) and registered runsc in containerd's config (and restarted it).
-// It changes nothing on the node: it waits (bounded by --registration-timeout) until containerd's CRI lists the
-// runsc runtime, reads containerd's version over CRI (refusing one below the minimum, as install does), checks
-// the files, starts one real sandbox with the runsc handler through the CRI (pkg/installer/sandbox, the same proof
-// install runs) and removes it.
+// runProve is `gvisor-installer prove`, the sandbox proof of a node where gVisor is installed. It starts one real
+// sandbox with the runsc handler through the CRI (pkg/installer/sandbox, the same proof install runs) and removes
+// it, after waiting (bounded by --registration-timeout) until containerd's CRI lists the runsc runtime, reading
+// containerd's version over CRI (refusing one below the minimum, as install does) and checking the files.
+//
+// Two callers:
+//   - the DaemonSet mode's idle container, every re-proof interval (gvisor-idle reprove): prove changes nothing on
+//     the node;
+//   - the OperatingSystemConfig mode's oneshot unit gvisor-sandbox-proof.service, with --activate: gardener-node-agent
+//     has staged the release, the pool's runsc flags and the controller's sums under <bin-dir>/gvisor/staged
+//     (imageRef and inline files) and registered runsc in containerd's config; prove first puts the staged release
+//     in the release layout exactly as install does (installer.ActionActivate: the same release directory,
+//     runsc.toml and links, nvproxy for this node's driver with --gpu-preflight-binary), then proves it and records
+//     the outcome; a release that fails falls back to the last proven one.
 //
 // Why it waits: gardener-node-agent (v1.149.3, executeUnitCommands) restarts the changed units, this one
 // included, in parallel with containerd.service when the OSC changed containerd's config, so on a node's first
@@ -54,16 +63,12 @@ func runProve(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		hostRoot: f.hostRoot, binDir: f.binDir, runscConfig: f.runscConfig, registration: f.registration, log: log,
 		prover: sandbox.CRI{Socket: filepath.Join(f.hostRoot, verify.CRISocket), Timeout: f.timeout, CgroupParent: f.cgroupParent, Creator: versionString() + " prove"},
 	}
-	gpuVerdict := f.nodeGPU(ctx, log)
-	verdict, err := p.run(ctx)
-	if err == nil && gpuVerdict != nil && gpuVerdict.Status == gpu.Supported {
-		// The GPU proof, as install's: the node's gvisor-gpu-check in a gVisor sandbox with the NVIDIA devices.
-		v := gpu.ProveNode(ctx, gpu.CRI{Socket: p.prover.Socket, Binary: f.gpuBinary, CgroupParent: f.cgroupParent, Creator: versionString() + " prove"},
-			f.hostRoot, *gpuVerdict)
-		gpuVerdict = &v
-	}
-	if g := installer.GPUReport(gpuVerdict); g != nil {
-		verdict += "; " + g.String()
+	var verdict string
+	var err error
+	if f.activate {
+		verdict, err = p.activate(ctx, f)
+	} else {
+		verdict, err = p.run(ctx)
 	}
 	if err != nil {
 		line := terminationLine("prove", err, verdict)
@@ -79,27 +84,78 @@ func runProve(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return 0
 }
 
-// nodeGPU sets nvproxy in runsc.toml for this node's driver (--gpu-preflight-binary, installer.NodeGPU) and returns
-// the pre-flight's verdict (nil without the flag or NVIDIA devices). It never fails the proof: every gVisor pod but a
-// GPU pod runs on a node whose driver the shipped runsc does not support, and prove's line says what to fix.
-func (f *proveFlags) nodeGPU(ctx context.Context, log *slog.Logger) *gpu.Verdict {
-	if f.gpuBinary == "" {
-		return nil
+// activate is prove --activate: it waits for runsc's registration, then has the installer put the staged release
+// in the layout, check containerd's version and cgroups, prove with p's proof and record the outcome
+// (installer.ActionActivate). The verdict is the installer's, with the GPU report on a GPU node.
+func (p prove) activate(ctx context.Context, f *proveFlags) (string, error) {
+	registered := p.registered(ctx)
+	if registered != nil {
+		p.log.Warn("containerd does not list the runsc runtime; proving anyway", "step", "wait-registration", "error", registered.Error())
 	}
-	v, err := installer.NodeGPU{
-		HostRoot: f.hostRoot, RunscConfig: f.runscConfig, Logger: log,
-		Preflight: gpu.Exec{Binary: filepath.Join(f.hostRoot, f.gpuBinary), HostRoot: f.hostRoot},
-	}.Apply(ctx)
+	o := installer.Options{
+		HostRoot: f.hostRoot, BinDir: f.binDir, NodeArch: runtime.GOARCH, Logger: p.log,
+		Source:      filepath.Join(f.hostRoot, f.binDir, releases.StagedRelease),
+		RunscConfig: filepath.Join(f.hostRoot, f.binDir, releases.StagedFlags),
+		ReleaseSums: filepath.Join(f.hostRoot, f.binDir, releases.StagedSums),
+		Verifier:    verify.CRI{Socket: p.prover.Socket},
+		CgroupRoot:  filepath.Join(f.hostRoot, cgroups.Root),
+	}
+	if f.sandbox {
+		o.Prover = proofWithRetry{p: p, registered: registered}
+	}
+	if f.gpuBinary != "" {
+		o.GPU = gpu.Exec{Binary: filepath.Join(f.hostRoot, f.gpuBinary), HostRoot: f.hostRoot}
+		if f.sandbox {
+			o.GPUProver = gpu.CRI{Socket: p.prover.Socket, Binary: f.gpuBinary, CgroupParent: f.cgroupParent, Creator: versionString() + " prove"}
+		}
+	}
+	res, err := installer.Activate(ctx, o)
 	if err != nil {
-		log.Warn("runsc.toml not set for this node's GPUs", "step", "gpu-node", "error", err.Error())
+		p.log.Error("activation failed", "step", "activate", "summary", res.FailedSummary())
+	} else {
+		p.log.Info("activated", "step", "activate", "summary", res.Summary())
 	}
-	return v
+	verdict := res.Verdict
+	if verdict == "" && err != nil {
+		verdict = err.Error()
+	}
+	if g := installer.GPUReport(res.GPU); g != nil {
+		verdict += "; " + g.String()
+	}
+	return verdict, err
+}
+
+// proofWithRetry is prove's sandbox proof as the installer's Prover (activate): the files checked, one sandbox, and
+// once more after the registration wait when containerd may have been restarted under it.
+type proofWithRetry struct {
+	p          prove
+	registered error
+}
+
+func (w proofWithRetry) Prove(ctx context.Context) (sandbox.Proof, error) {
+	p := w.p
+	missing := p.checkFiles()
+	proof, err := p.prover.Prove(ctx)
+	if err != nil && w.registered == nil && ctx.Err() == nil {
+		p.log.Warn("gVisor sandbox did not start; trying once more", "step", "prove-sandbox", "error", err.Error())
+		if err := p.registered(ctx); err != nil {
+			p.log.Warn("containerd does not list the runsc runtime; proving anyway", "step", "wait-registration", "error", err.Error())
+		}
+		missing = p.checkFiles()
+		proof, err = p.prover.Prove(ctx)
+	}
+	if err != nil && len(missing) > 0 {
+		// What node-agent and the activation should have put there comes first: containerd's own error follows.
+		return proof, fmt.Errorf("%s; %w", strings.Join(missing, "; "), err)
+	}
+	return proof, err
 }
 
 // proveFlags are prove's flags.
 type proveFlags struct {
 	hostRoot, binDir, runscConfig, cgroupParent, termination string
 	gpuBinary                                                string
+	activate, sandbox                                        bool
 	timeout, registration                                    time.Duration
 }
 
@@ -116,9 +172,13 @@ func parseProve(args []string, stderr io.Writer) (*proveFlags, int) {
 		"(node-agent restarts containerd on its new config in parallel with this unit)")
 	fs.StringVar(&f.cgroupParent, "cgroup-parent", "", "the proof sandbox's cgroup parent; empty: the kubelet's BestEffort QoS cgroup in containerd's cgroup driver (tests without a kubelet set their own)")
 	fs.StringVar(&f.termination, "termination-message", "", "on failure, also write the one-line reason to this file (created or replaced)")
-	fs.StringVar(&f.gpuBinary, "gpu-preflight-binary", "", "node path of gvisor-gpu-check: before the proof, judge this node's NVIDIA driver (on a node with "+
-		gpu.ControlDevice+") and turn runsc's nvproxy on in --runsc-config exactly for a supported driver (the OperatingSystemConfig mode: "+
-		"node-agent writes the pool's runsc.toml, the same on every node); a runsc.toml that is a link (the DaemonSet mode's release layout) is left alone")
+	fs.BoolVar(&f.activate, "activate", false, "first put the release gardener-node-agent staged under <bin-dir>/"+releases.StagedDir+
+		" in the release layout, as install does, and record the proof's outcome, falling back to the last proven release "+
+		"(the OperatingSystemConfig mode)")
+	fs.BoolVar(&f.sandbox, "prove-sandbox", true, "with --activate, false only activates the release and records it without a sandbox proof "+
+		"(the extension's --prove-sandbox=false)")
+	fs.StringVar(&f.gpuBinary, "gpu-preflight-binary", "", "with --activate, node path of gvisor-gpu-check: judge this node's NVIDIA driver (on a node with "+
+		gpu.ControlDevice+") and turn runsc's nvproxy on in the release's runsc.toml exactly for a supported driver, then prove the GPUs")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, 0
@@ -127,6 +187,14 @@ func parseProve(args []string, stderr io.Writer) (*proveFlags, int) {
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "prove: unexpected arguments %v\n", fs.Args())
+		return nil, 2
+	}
+	if f.gpuBinary != "" && !f.activate {
+		fmt.Fprintln(stderr, "prove: --gpu-preflight-binary needs --activate (nvproxy is set in the release's runsc.toml when the release is put in place)")
+		return nil, 2
+	}
+	if !f.sandbox && !f.activate {
+		fmt.Fprintln(stderr, "prove: --prove-sandbox=false without --activate leaves nothing to do")
 		return nil, 2
 	}
 	return f, 0

@@ -39,8 +39,11 @@
 // with NVIDIA devices the GPU pre-flight judges the driver (gpucheck.go; on a GPU node still loading its driver
 // after a bounded wait, gpudriver.go), nvproxy is on in the node's runsc.toml only for a supported driver, and after
 // the install the GPU proof (Options.GPUProver) has a gVisor sandbox reach the GPUs. A GPU problem never fails the
-// install; the report names it, and the readiness label stays off such a node. NodeGPU is the same decision for the
-// OperatingSystemConfig mode's runsc.toml.
+// install; the report names it, and the readiness label stays off such a node.
+//
+// Activate and Deactivate are the OperatingSystemConfig mode's side (activate.go): gardener-node-agent stages the
+// release and owns containerd's configuration; Activate puts the release in the same layout as Install, with the
+// same GPU decision, proves it and falls back as Install does, and Deactivate removes the layout.
 //
 // A successful install always leaves its release record (gvisor/state.json): it is staged before the run writes
 // anything else and renamed into place after the proof (record.go).

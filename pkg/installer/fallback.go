@@ -75,7 +75,7 @@ func (r *Run) refuseRemembered(p *Plan, res *Result) error {
 
 // proofFailed handles a failed proof of this run's release: it remembers the failure, puts the node back on the
 // last proven release (or the release's previous runsc flags) and proves that again. Only when there is none, or
-// it fails too, is runsc withdrawn (withdraw).
+// it fails too, is runsc withdrawn (withdraw; an activation leaves containerd's configuration to node-agent).
 func (r *Run) proofFailed(ctx context.Context, p *Plan, res *Result, cause error) error {
 	rp := p.release
 	if rp == nil {
@@ -98,10 +98,15 @@ func (r *Run) proofFailed(ctx context.Context, p *Plan, res *Result, cause error
 	if err != nil {
 		cause = fmt.Errorf("%w; falling back to the last proven release: %v", cause, err)
 	}
-	// runsc is withdrawn: the node runs no release, this one included.
+	// The node runs no proven release, this one included.
 	rp.state.Good = slices.DeleteFunc(rp.state.Good, func(id string) bool { return id == rp.id })
 	r.saveState(rp)
 	res.Verdict = failedVerdict
+	if r.action == ActionActivate {
+		// containerd's configuration is gardener-node-agent's: runsc stays registered, and the failure is the node's
+		// to report (the proof unit fails).
+		return fmt.Errorf("release %s failed its proof and the node has no proven release to fall back to: %w", rp.id, cause)
+	}
 	return r.withdraw(ctx, p, res, cause)
 }
 

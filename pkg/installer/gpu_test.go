@@ -6,7 +6,6 @@ package installer_test
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -92,54 +91,6 @@ func TestGPUNodeTurnsNVProxyOn(t *testing.T) {
 	res = install("a GPU node whose pre-flight did not run")
 	if strings.Contains(installed(), "nvproxy") || res.GPU == nil || res.GPU.Status != gpu.Unreadable || !strings.Contains(res.Report().String(), "the node does not have the image") {
 		t.Errorf("pre-flight failed: runsc.toml %q, report %q; want nvproxy off and the reason", installed(), res.Report())
-	}
-}
-
-// TestNodeGPUSetsTheOSCModesRunscToml: the OperatingSystemConfig mode's runsc.toml (node-agent's regular file, the
-// pool's table) gets nvproxy exactly on a node with a supported driver, is replaced only when that changes, and a
-// runsc.toml that is the release layout's link is the installer's and left alone.
-func TestNodeGPUSetsTheOSCModesRunscToml(t *testing.T) {
-	root := t.TempDir()
-	pool := "[runsc_config]\n  net-raw = \"true\"\n"
-	path := filepath.Join(root, runscconfig.NodePath)
-	writeFile(t, path, []byte(pool))
-	pf := &preflight{}
-	n := installer.NodeGPU{HostRoot: root, RunscConfig: runscconfig.NodePath, Preflight: pf, Logger: slog.New(slog.DiscardHandler)}
-	apply := func(what, want string) *gpu.Verdict {
-		t.Helper()
-		v, err := n.Apply(context.Background())
-		if got, _ := os.ReadFile(path); err != nil || string(got) != want {
-			t.Errorf("%s: runsc.toml %q (%v), want %q", what, got, err, want)
-		}
-		return v
-	}
-	if v := apply("no devices", pool); v != nil || pf.calls != 0 {
-		t.Errorf("no devices: verdict %v after %d pre-flights, want none", v, pf.calls)
-	}
-	writeFile(t, filepath.Join(root, gpu.ControlDevice), nil)
-	pf.v = gpu.Verdict{Status: gpu.Supported, Driver: "580.159.04"}
-	withNVProxy := "[runsc_config]\n  net-raw = \"true\"\n  nvproxy = \"true\"\n"
-	apply("supported driver", withNVProxy)
-	before, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	apply("supported driver again", withNVProxy)
-	if after, err := os.Stat(path); err != nil || !os.SameFile(before, after) {
-		t.Error("an unchanged runsc.toml was replaced")
-	}
-	pf.v = gpu.Verdict{Status: gpu.Unsupported, Driver: "535.104.05", Nearest: "535.129.03"}
-	if v := apply("driver downgraded to an unsupported one", pool); v == nil || v.NVProxy() {
-		t.Errorf("unsupported driver: verdict %v", v)
-	}
-
-	testutil.Must(t, os.Remove(path))
-	testutil.Must(t, os.Symlink("/var/bin/containerruntimes/gvisor/current/runsc.toml", path))
-	if v, err := n.Apply(context.Background()); err != nil || v != nil {
-		t.Errorf("release layout link: %v, %v; want it left alone", v, err)
-	}
-	if target, err := os.Readlink(path); err != nil || target != "/var/bin/containerruntimes/gvisor/current/runsc.toml" {
-		t.Errorf("the link was touched: %q, %v", target, err)
 	}
 }
 

@@ -42,20 +42,7 @@ func (r *Run) install(ctx context.Context) (Result, error) {
 		}
 	}
 	r.checkGPU(ctx, driver, answered, &res)
-	p, err := r.planAndApply(r.planInstall, func(p *Plan) error {
-		res.Foreign, res.GVisor, res.RunscSum = p.Foreign, p.GVisor, p.RunscSum
-		if err := r.refuseRemembered(p, &res); err != nil {
-			return err
-		}
-		if err := r.stageRecord(p); err != nil {
-			return err
-		}
-		if err := r.apply(ctx, p, &res, verify.Runsc); err != nil {
-			r.discardRecord(p.release)
-			return err
-		}
-		return nil
-	})
+	p, err := r.planAndApply(r.planInstall, r.applyRelease(ctx, &res))
 	if err != nil {
 		return res, err
 	}
@@ -65,19 +52,48 @@ func (r *Run) install(ctx context.Context) (Result, error) {
 			return res, r.withdraw(ctx, p, &res, err)
 		}
 	}
-	if err := r.prove(ctx, &res); err != nil {
+	if err := r.proveRelease(ctx, p, &res); err != nil {
+		return res, err
+	}
+	return res, r.setNodeLabel(ctx, &res)
+}
+
+// applyRelease is the apply step of a run that puts a release in place (install, activate): a release whose proof
+// failed before is refused until its back-off passed, the record a successful proof leaves is staged, then the
+// plan is applied (apply).
+func (r *Run) applyRelease(ctx context.Context, res *Result) func(*Plan) error {
+	return func(p *Plan) error {
+		res.Foreign, res.GVisor, res.RunscSum = p.Foreign, p.GVisor, p.RunscSum
+		if err := r.refuseRemembered(p, res); err != nil {
+			return err
+		}
+		if err := r.stageRecord(p); err != nil {
+			return err
+		}
+		if err := r.apply(ctx, p, res, verify.Runsc); err != nil {
+			r.discardRecord(p.release)
+			return err
+		}
+		return nil
+	}
+}
+
+// proveRelease proves the release p put in place (Options.Prover) and records the outcome: a failure falls back to
+// the last proven release (proofFailed), a success records it and runs the GPU proof.
+func (r *Run) proveRelease(ctx context.Context, p *Plan, res *Result) error {
+	if err := r.prove(ctx, res); err != nil {
 		r.discardRecord(p.release)
 		if ctx.Err() != nil {
 			// SIGTERM during the proof says nothing about gVisor: the next run proves again.
-			return res, fmt.Errorf("%w (interrupted: runsc stays registered, the next run proves again)", err)
+			return fmt.Errorf("%w (interrupted: runsc stays registered, the next run proves again)", err)
 		}
-		return res, r.proofFailed(ctx, p, &res, err)
+		return r.proofFailed(ctx, p, res, err)
 	}
-	if err := r.proven(p, &res); err != nil {
-		return res, err
+	if err := r.proven(p, res); err != nil {
+		return err
 	}
-	r.proveGPU(ctx, &res)
-	return res, r.setNodeLabel(ctx, &res)
+	r.proveGPU(ctx, res)
+	return nil
 }
 
 // checkContainerdBefore reads containerd's version over CRI before the host is touched and refuses one this release

@@ -128,18 +128,12 @@ func (p *Plan) RestartNeeded() bool {
 	return false
 }
 
-// planInstall verifies everything and returns the changes an install makes. It writes nothing.
+// planInstall verifies everything and returns the changes an install makes: the release layout's (planLayout),
+// then runsc's registration with containerd. It writes nothing.
 func (r *Run) planInstall() (*Plan, error) {
-	rel, err := r.loadRelease()
+	rel, runscData, err := r.loadInputs()
 	if err != nil {
 		return nil, err
-	}
-	runscData, err := r.loadRunscConfig()
-	if err != nil {
-		return nil, err
-	}
-	if runscData, err = runscconfig.ForNode(runscData, runscconfig.NodeOptions{NVProxy: r.gpu != nil && r.gpu.NVProxy()}); err != nil {
-		return nil, fmt.Errorf("%s: %w", r.opts.RunscConfig, err)
 	}
 	doc, err := r.readContainerdConfig()
 	if err != nil {
@@ -149,7 +143,37 @@ func (r *Run) planInstall() (*Plan, error) {
 		return nil, err
 	}
 	r.opts.Logger.Info("parsed containerd config", "step", "parse-config", "file", cc.ConfigPath, "version", doc.Version, "plugin", doc.PluginID, "imports", strings.Join(doc.Imports, ","))
+	p, err := r.planLayout(rel, runscData)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.planRegister(p, doc); err != nil {
+		return nil, err
+	}
+	p.label, p.proof = r.labelStep(true), r.proofStep()
+	return p, nil
+}
 
+// loadInputs verifies the release and reads the runsc flags table, with nvproxy set for this node (the GPU
+// pre-flight's verdict).
+func (r *Run) loadInputs() (*binaries.Release, []byte, error) {
+	rel, err := r.loadRelease()
+	if err != nil {
+		return nil, nil, err
+	}
+	runscData, err := r.loadRunscConfig()
+	if err != nil {
+		return nil, nil, err
+	}
+	if runscData, err = runscconfig.ForNode(runscData, runscconfig.NodeOptions{NVProxy: r.gpu != nil && r.gpu.NVProxy()}); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", r.opts.RunscConfig, err)
+	}
+	return rel, runscData, nil
+}
+
+// planLayout returns the changes that put rel with the runsc flags table runscData in the release layout (package
+// releases), the same in both delivery modes, and remove what earlier runs left half-written.
+func (r *Run) planLayout(rel *binaries.Release, runscData []byte) (*Plan, error) {
 	p := &Plan{binDir: r.host(r.opts.BinDir), GVisor: rel.Version(), RunscSum: rel.File(binaries.Runsc).Sum}
 	if err := r.findForeign(p); err != nil {
 		return nil, err
@@ -160,10 +184,6 @@ func (r *Run) planInstall() (*Plan, error) {
 	if err := r.planStaleTemps(p); err != nil {
 		return nil, err
 	}
-	if err := r.planRegister(p, doc); err != nil {
-		return nil, err
-	}
-	p.label, p.proof = r.labelStep(true), r.proofStep()
 	return p, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/gpu"
@@ -22,6 +23,13 @@ const (
 	ActionInstall Action = "install"
 	// ActionUninstall takes it off again (Uninstall).
 	ActionUninstall Action = "uninstall"
+	// ActionActivate is the OperatingSystemConfig mode's install (activate.go): gardener-node-agent staged the
+	// release and registered runsc; the run puts the release in the layout, proves it and records the outcome,
+	// never touching containerd's configuration.
+	ActionActivate Action = "activate"
+	// ActionDeactivate is the OperatingSystemConfig mode's removal (activate.go): the release layout goes, containerd's
+	// configuration is node-agent's to change.
+	ActionDeactivate Action = "deactivate"
 )
 
 // Run is one resolved run of the installer: its Options checked once for its Action, with the defaults filled in.
@@ -46,10 +54,11 @@ func Resolve(o Options, action Action) (*Run, error) { return resolve(o, action,
 func ResolvePlan(o Options, action Action) (*Run, error) { return resolve(o, action, true) }
 
 func resolve(o Options, action Action, planOnly bool) (*Run, error) {
-	if action != ActionInstall && action != ActionUninstall {
-		return nil, fmt.Errorf("unknown action %q: want %q or %q", action, ActionInstall, ActionUninstall)
+	if !slices.Contains([]Action{ActionInstall, ActionUninstall, ActionActivate, ActionDeactivate}, action) {
+		return nil, fmt.Errorf("unknown action %q: want %q, %q, %q or %q", action, ActionInstall, ActionUninstall, ActionActivate, ActionDeactivate)
 	}
 	install := action == ActionInstall
+	nodeAgent := action == ActionActivate || action == ActionDeactivate
 	var errs []error
 	if o.HostRoot == "" || !filepath.IsAbs(o.HostRoot) {
 		errs = append(errs, fmt.Errorf("--host-root must be an absolute path, got %q", o.HostRoot))
@@ -60,7 +69,7 @@ func resolve(o Options, action Action, planOnly bool) (*Run, error) {
 	if !filepath.IsAbs(o.BinDir) {
 		errs = append(errs, fmt.Errorf("--bin-dir must be an absolute node path, got %q", o.BinDir))
 	}
-	if install && o.Source == "" {
+	if (install || action == ActionActivate) && o.Source == "" {
 		errs = append(errs, errors.New("--source is required: the directory with the gVisor release (runsc, containerd-shim-runsc-v1, SHA512SUMS)"))
 	}
 	verifies := o.Restarter != nil && o.Verifier != nil
@@ -68,7 +77,11 @@ func resolve(o Options, action Action, planOnly bool) (*Run, error) {
 		errs = append(errs, errors.New("--prove-sandbox needs --restart=systemd: a sandbox that does not start makes the installer restore "+
 			"containerd's previous configuration, which takes a restart verified over CRI"))
 	}
-	if o.NodeLabel != nil {
+	if nodeAgent && (o.Restarter != nil || o.NodeLabel != nil) {
+		errs = append(errs, fmt.Errorf("%s is the OperatingSystemConfig mode's: gardener-node-agent owns containerd's configuration and restarts, "+
+			"and the mode has no readiness label; drop --restart and --label-node", action))
+	}
+	if o.NodeLabel != nil && !nodeAgent {
 		label, err := o.NodeLabel.resolve(install && !verifies, planOnly)
 		o.NodeLabel = label
 		errs = append(errs, err)
@@ -101,8 +114,13 @@ func (r *Run) Do(ctx context.Context) (Result, error) {
 	if r.planOnly {
 		return Result{Action: string(r.action)}, errors.New("this run was resolved with ResolvePlan and only plans: use Resolve to act")
 	}
-	if r.action == ActionUninstall {
+	switch r.action {
+	case ActionUninstall:
 		return r.uninstall(ctx)
+	case ActionActivate:
+		return r.activate(ctx)
+	case ActionDeactivate:
+		return r.deactivate(ctx)
 	}
 	return r.install(ctx)
 }
@@ -110,8 +128,13 @@ func (r *Run) Do(ctx context.Context) (Result, error) {
 // Plan returns the changes the run's action makes, computed without the node's lock (tests, benchmarks). It writes
 // nothing.
 func (r *Run) Plan() (*Plan, error) {
-	if r.action == ActionUninstall {
+	switch r.action {
+	case ActionUninstall:
 		return r.planUninstall()
+	case ActionActivate:
+		return r.planActivate()
+	case ActionDeactivate:
+		return r.planDeactivate()
 	}
 	return r.planInstall()
 }
@@ -151,3 +174,13 @@ func (r *Run) host(nodePath string) string { return filepath.Join(r.opts.HostRoo
 
 // Logger is the run's logger (Options.Logger, or a discarding one).
 func (r *Run) Logger() *slog.Logger { return r.opts.Logger }
+
+// Activate is Resolve(o, ActionActivate) and Do.
+func Activate(ctx context.Context, o Options) (Result, error) {
+	return resolveAndDo(ctx, o, ActionActivate)
+}
+
+// Deactivate is Resolve(o, ActionDeactivate) and Do.
+func Deactivate(ctx context.Context, o Options) (Result, error) {
+	return resolveAndDo(ctx, o, ActionDeactivate)
+}

@@ -6,7 +6,6 @@ package oscstate
 import (
 	"context"
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 
@@ -19,8 +18,6 @@ import (
 	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	oscwebhook "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
 )
 
@@ -68,28 +65,12 @@ func Classify(osc *extensionsv1alpha1.OperatingSystemConfig) OSC {
 		}
 	}
 	for _, f := range append(slices.Clone(osc.Spec.Files), osc.Status.ExtensionFiles...) {
-		if ours(f.Path) {
+		if oscwebhook.OwnsFile(f.Path) {
 			res.Files = append(res.Files, f.Path)
 		}
 	}
 	slices.Sort(res.Files)
 	return res
-}
-
-// ours reports whether path is one of the files the webhook adds (or claims) on a gVisor node.
-func ours(p string) bool {
-	switch p {
-	case runscconfig.NodePath, containerdconfig.DropInPath:
-		return true
-	}
-	if path.Dir(p) != extensionsv1alpha1.ContainerDRuntimeContainersBinFolder {
-		return false
-	}
-	switch path.Base(p) {
-	case "runsc", "containerd-shim-runsc-v1", oscwebhook.InstallerBinary, oscwebhook.MetricServerBinary:
-		return true
-	}
-	return false
 }
 
 // Node is one node of the pool as node-agent reports it.

@@ -12,7 +12,8 @@
 //     (ReleasePath) and the link from the one to the other (LinkTarget).
 //
 // The renderer takes the table from here for the installation chart's runsc ConfigMap (the DaemonSet mode) and
-// hands it, typed, to the OperatingSystemConfig webhook; the installer builds the installed file from it. The shim
+// hands it, typed, to the OperatingSystemConfig webhook, which stages it on the node; in both modes the installer
+// builds the installed file from it (ForRelease, ForNode) in the same release layout. The shim
 // passes every [runsc_config] entry to runsc as --name=value, so the values are strings; it keeps binary_name in
 // each sandbox's bundle for the sandbox's whole life (package releases says why that matters).
 package runscconfig

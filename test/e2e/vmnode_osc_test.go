@@ -15,6 +15,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 	"github.com/google/go-containerregistry/pkg/name"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -25,7 +26,9 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
 	pkgimages "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/images"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/oscstate"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	oscwebhook "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/e2e"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
@@ -88,15 +91,20 @@ func TestOSCModeOnGardenersNode(t *testing.T) {
 	o.removeGVisor(ctx, t, app)
 }
 
-// proofFailureReported makes the node's runsc unusable (not executable) and runs the proof unit: node-agent's
+// proofFailureReported puts a runsc that is not the release's where node-agent staged it (the activation refuses
+// it; it would otherwise repair a broken release from the staged one) and runs the proof unit: node-agent's
 // systemd-unit check reports the failed unit on the Node (SystemdUnitsReady), and EveryNodeReady turns False naming
 // the node and the unit. Repaired and proven again, both turn back.
 func (o *oscModeNode) proofFailureReported(ctx context.Context, t *testing.T) {
 	t.Helper()
 	key := client.ObjectKeyFromObject(o.shoot.ContainerRuntime)
-	o.run(ctx, t, "chmod -x /var/bin/containerruntimes/runsc; systemctl start "+oscwebhook.ProofUnitName+" || true")
+	staged := "/var/bin/containerruntimes/" + releases.StagedRelease + "/runsc"
+	o.run(ctx, t, "mv "+staged+" /root/runsc.staged && echo broken >"+staged+" && chmod +x "+staged+"; systemctl start "+oscwebhook.ProofUnitName+" || true")
 	if result, _ := o.proofResult(ctx, t); result == "success" {
-		t.Fatalf("%s passed with a runsc that cannot run", oscwebhook.ProofUnitName)
+		t.Fatalf("%s passed with a staged runsc that is not the release's", oscwebhook.ProofUnitName)
+	}
+	if current := o.run(ctx, t, "readlink /var/bin/containerruntimes/"+releases.CurrentLink); !strings.HasPrefix(current, "releases/") {
+		t.Errorf("the refused release took the node's current release away: current -> %q", current)
 	}
 	cond := waitCondition(ctx, t, o.seed, key, gardencorev1beta1.ShootEveryNodeReady, gardencorev1beta1.ConditionFalse)
 	t.Logf("EveryNodeReady with the proof failing on the node: %s", cond.Message)
@@ -105,7 +113,7 @@ func (o *oscModeNode) proofFailureReported(ctx context.Context, t *testing.T) {
 			t.Errorf("EveryNodeReady's message lacks %q: %s", want, cond.Message)
 		}
 	}
-	o.run(ctx, t, "chmod +x /var/bin/containerruntimes/runsc; systemctl start "+oscwebhook.ProofUnitName)
+	o.run(ctx, t, "mv /root/runsc.staged "+staged+"; systemctl start "+oscwebhook.ProofUnitName)
 	_, err := e2e.WaitConditions(ctx, o.seed.Client(), key, 4*time.Minute, healthy)
 	testutil.Must(t, err)
 }
@@ -249,7 +257,19 @@ func (o *oscModeNode) asGardenletWrites(gardenlets *extensionsv1alpha1.Operating
 func (o *oscModeNode) removeGVisor(ctx context.Context, t *testing.T, app *corev1.Pod) {
 	t.Helper()
 	seed := o.seed.Client()
+	// The shoot owner's gVisor pods go first: the removal keeps a release that a running sandbox still uses (that
+	// sandbox must still be stopped by its runsc), so only a node without gVisor pods is left with nothing.
 	testutil.Must(t, client.IgnoreNotFound(seed.Delete(ctx, app)))
+	err := e2e.Poll(ctx, 3*time.Minute, 2*time.Second, "the gVisor pod and its sandbox to be gone", func() error {
+		if err := seed.Get(ctx, client.ObjectKeyFromObject(app), &corev1.Pod{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("pod %s still there (%v)", app.Name, err)
+		}
+		if used := o.run(ctx, t, "grep -rls --include=*.json /var/bin/containerruntimes/gvisor/releases /run/containerd/io.containerd.runtime.v2.task 2>/dev/null || true"); used != "" {
+			return fmt.Errorf("sandbox bundles still name a gVisor release: %s", used)
+		}
+		return nil
+	})
+	testutil.Must(t, err)
 	invocation := o.run(ctx, t, "systemctl show -p InvocationID --value containerd")
 	shoot, err := o.shoot.GardenerShoot()
 	testutil.Must(t, err)
@@ -303,8 +323,9 @@ func (o *oscModeNode) removeGVisor(ctx context.Context, t *testing.T, app *corev
 		t.Errorf("containerd's effective config still registers runsc after the removal:\n%s", o.run(ctx, t, "containerd config dump | grep -A3 'runtimes.runsc'"))
 	}
 	if left := o.run(ctx, t, `ls -A /var/bin/containerruntimes 2>/dev/null; ls /etc/containerd/runsc.toml /etc/containerd/conf.d/gvisor-runsc.toml 2>/dev/null || true
-for u in gvisor-sandbox-proof.service gvisor-sandbox-proof.timer; do [ "$(systemctl show -p LoadState --value $u)" = not-found ] || echo "$u"; done`); left != "" {
-		t.Errorf("gVisor left on the node after node-agent applied its removal: %s", left)
+for u in gvisor-sandbox-proof.service gvisor-sandbox-proof.timer gvisor-release.service; do [ "$(systemctl show -p LoadState --value $u)" = not-found ] || echo "$u"; done`); left != "" {
+		t.Errorf("gVisor left on the node after node-agent applied its removal: %s\n%s\n%s", left,
+			o.run(ctx, t, "find /var/bin/containerruntimes /etc/containerd/runsc.toml 2>/dev/null || true"), o.vm.Journal(ctx, oscwebhook.ReleaseUnitName, 20))
 	}
 	runc := e2e.ShootOwnerPod("default", "runc-app", nil)
 	runc.Spec.NodeName = vmNodeName
@@ -394,8 +415,13 @@ func (o *oscModeNode) proofPassedBeforeKubelet(ctx context.Context, t *testing.T
 	if kubelet := o.run(ctx, t, "systemctl show -p LoadState --value kubelet"); kubelet != "not-found" {
 		t.Errorf("the node has a kubelet unit (%s) before it joined", kubelet)
 	}
-	if files := o.run(ctx, t, "ls /var/bin/containerruntimes"); !strings.Contains(files, "runsc") {
-		t.Errorf("node-agent put no runsc into the bin dir: %s", files)
+	// The activation put the staged release in the release layout, as the DaemonSet's installer does.
+	bin := "/var/bin/containerruntimes"
+	if link := o.run(ctx, t, "readlink "+runscconfig.NodePath+" "+bin+"/runsc"); link != runscconfig.LinkTarget(bin)+"\n"+releases.PathLink("runsc") {
+		t.Errorf("runsc.toml and runsc are not the release layout's links: %q", link)
+	}
+	if toml := o.run(ctx, t, "cat "+runscconfig.NodePath); !strings.Contains(toml, runscconfig.BinaryName+` = "`+bin+"/"+releases.ReleasesDir+"/") {
+		t.Errorf("the node's runsc.toml does not name its release's runsc:\n%s", toml)
 	}
 }
 

@@ -13,18 +13,20 @@
 //     remove op (gVisor leaving the pool) takes the runtime out again and containerd still starts.
 //   - node-agent's real image extractor (pkg/nodeagent/registry) pulls the installation image from a real OCI
 //     registry (go-containerregistry's pkg/registry on a loopback port, the image pushed with its remote package)
-//     through the node's containerd, plain http by a hosts.toml under /etc/containerd/certs.d, and copies runsc,
-//     the shim and gvisor-installer to the OSC's file paths; the inline runsc.toml is written as node-agent
-//     writes inline files.
+//     through the node's containerd, plain http by a hosts.toml under /etc/containerd/certs.d, and copies the
+//     staged release (runsc, the shim, SHA512SUMS) and gvisor-installer to the OSC's file paths; the staged runsc
+//     flags and the controller's sums are written as node-agent writes inline files.
 //   - On the real-sandbox harness (test/node), node-agent patches the node's existing config.toml (the release's
 //     default with the harness's test-machine adjustments, as an OS image may ship one); containerd restarted on it
-//     starts a pod with handler runsc whose container runs on the gVisor kernel with the OSC's runsc.toml in
-//     effect. The real `gvisor-installer prove` binary (the OSC's oneshot unit's ExecStart, extracted from the
-//     image), started in parallel with containerd's restart as node-agent starts units, waits for runsc and
-//     succeeds, and fails with its one-line reason once runsc is gone.
+//     starts a pod with handler runsc whose container runs on the gVisor kernel with the pool's runsc flags in
+//     effect. The real `gvisor-installer prove --activate` binary (the OSC's oneshot unit's ExecStart, extracted
+//     from the image), started in parallel with containerd's restart as node-agent starts units, puts the staged
+//     release in the release layout, waits for runsc and succeeds; the node's layout is the real DaemonSet-mode
+//     install's for the same providerConfig, file for file and byte for byte (layout_test.go); a corrupt staged
+//     runsc is refused with its one-line reason; the release unit's ExecStop removes everything.
 //   - TestNodeAgentReprove runs the OSC's proof unit and its timer in a real systemd (PID 1 of its own namespaces,
 //     systemd_test.go), installed and started through node-agent's own D-Bus code, and reads the result with node-agent's
-//     own systemd-unit check: the timer proves the node again every 10 s, a broken runsc turns the proof unit failed
+//     own systemd-unit check: the timer proves the node again every 10 s, a broken staged runsc turns the proof unit failed
 //     in the Node's SystemdUnitsReady (what the extension's health check reads), a repaired one heals it.
 //   - TestNodeAgentMetricServer runs the OSC's metric-server unit (sandbox metrics on) in the real systemd, started
 //     by node-agent's D-Bus code from the binary its extractor took out of the image: confined as the unit says,

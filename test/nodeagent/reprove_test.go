@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/oscstate"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	oscwebhook "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
@@ -34,8 +35,8 @@ const reproveWait = render.MinReproveInterval + 50*time.Second
 // installs units (its own D-Bus code: enable, daemon-reload, restart), the timer runs the real `gvisor-installer
 // prove` again and again against the node's containerd, and node-agent's own systemd-unit check reads the result
 // into the Node's SystemdUnitsReady condition, which the extension's health check reads through pkg/oscstate:
-// healthy after the first proofs, our unit "failed" once runsc is broken (not executable, as on the real node that
-// showed it) and healthy again after the next proof once runsc is back. The one change to the units: a drop-in
+// healthy after the first proofs, our unit "failed" once the staged runsc is broken (not the release's: the
+// activation refuses it) and healthy again after the next proof once it is back. The one change to the units: a drop-in
 // points ExecStart at the harness node (proveCommand: its host root and cgroup parent) and sends the proof's output
 // to a file instead of a journal this systemd does not have.
 func TestNodeAgentReprove(t *testing.T) {
@@ -62,13 +63,19 @@ func TestNodeAgentReprove(t *testing.T) {
 	t.Logf("the timer proved the node again after %s: %s", time.Since(start).Round(100*time.Millisecond), lastLine(tail(proofLog)))
 	assertProofReport(t, sd, osc, "")
 
-	runsc := filepath.Join(root, extensionsv1alpha1.ContainerDRuntimeContainersBinFolder, "runsc")
-	if err := os.Chmod(runsc, 0o644); err != nil {
+	// A staged runsc that is not the release's (what the activation refuses: it would otherwise repair a broken
+	// release from the staged one).
+	runsc := filepath.Join(root, extensionsv1alpha1.ContainerDRuntimeContainersBinFolder, releases.StagedRelease, "runsc")
+	good, err := os.ReadFile(runsc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(runsc, []byte("not the release's runsc"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	broken, result := sd.nextRun(t, oscwebhook.ProofUnitName, again, reproveWait)
 	if result == "success" {
-		t.Fatalf("the timer's proof with runsc not executable succeeded\n%s", tail(proofLog))
+		t.Fatalf("the timer's proof with a corrupt staged runsc succeeded\n%s", tail(proofLog))
 	}
 	reason := lastLine(tail(proofLog))
 	if !strings.Contains(reason, "runsc") || !strings.HasSuffix(reason, " prove failed") {
@@ -77,7 +84,7 @@ func TestNodeAgentReprove(t *testing.T) {
 	t.Logf("the timer's proof with runsc broken: %s: %s", result, reason)
 	assertProofReport(t, sd, osc, oscwebhook.ProofUnitName+": failed")
 
-	if err := os.Chmod(runsc, 0o755); err != nil {
+	if err := os.WriteFile(runsc, good, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if _, result := sd.nextRun(t, oscwebhook.ProofUnitName, broken, reproveWait); result != "success" {
@@ -87,8 +94,8 @@ func TestNodeAgentReprove(t *testing.T) {
 }
 
 // appliedNode is a real node of the newest containerd release on which node-agent's code applied osc: containerd's
-// config, the inline files, the image files extracted from the test registry (checked against the image), and
-// containerd restarted on it.
+// config, the inline files, the image files extracted from the test registry (checked against the image),
+// containerd restarted on it, and the proof unit's first run, which activates the staged release.
 func (s *suite) appliedNode(t testing.TB, osc *extensionsv1alpha1.OperatingSystemConfig) *nodetest.Node {
 	t.Helper()
 	c := installertest.Release(t, "2.4")
@@ -103,6 +110,10 @@ func (s *suite) appliedNode(t testing.TB, osc *extensionsv1alpha1.OperatingSyste
 	s.assertExtracted(t, root, osc.Spec.Files)
 	if err := n.Restart(context.Background()); err != nil {
 		t.Fatalf("%s does not restart on node-agent's config: %v", c, err)
+	}
+	// node-agent starts the proof unit, which puts the staged release in place.
+	if out, code := runExit(proveCommand(context.Background(), t, n, proofUnit(t, osc))); code != 0 {
+		t.Fatalf("the proof unit (gvisor-installer prove --activate) on %s: exit %d\n%s", c, code, out)
 	}
 	return n
 }

@@ -17,6 +17,8 @@ import (
 
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
 	oscwebhook "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
@@ -39,6 +41,9 @@ type suite struct {
 	metrics *extensionsv1alpha1.OperatingSystemConfig
 	// inImage are the pushed image's files by their path in the image.
 	inImage map[string][]byte
+	// installer is gvisor-installer as the image carries it; gvisorDir the release in it.
+	installer []byte
+	gvisorDir string
 }
 
 func newSuite(t testing.TB) *suite {
@@ -69,6 +74,12 @@ func newSuite(t testing.TB) *suite {
 		}
 		files = append(files, imageFile{path: "opt/gvisor/" + name, mode: 0o755, data: data})
 	}
+	sums, err := os.ReadFile(filepath.Join(gvisorDir, binaries.SumsFile))
+	if err != nil {
+		t.Fatalf("GVISOR_TEST_GVISOR_DIR: %v", err)
+	}
+	files = append(files, imageFile{path: "opt/gvisor/" + binaries.SumsFile, mode: 0o644, data: sums})
+	s.installer, s.gvisorDir = files[0].data, gvisorDir
 	s.inImage = map[string][]byte{}
 	for _, f := range files {
 		s.inImage["/"+f.path] = f.data
@@ -156,18 +167,37 @@ func TestNodeAgentGVisorPod(t *testing.T) {
 			}
 			t.Logf("gvisor-installer prove (rerun): %s", lastLine(out))
 
-			if err := os.Remove(filepath.Join(root, extensionsv1alpha1.ContainerDRuntimeContainersBinFolder, "runsc")); err != nil {
+			s.assertDaemonSetLayout(t, root)
+
+			// A staged release that does not match the controller's sums is refused; the node keeps its release.
+			bin := extensionsv1alpha1.ContainerDRuntimeContainersBinFolder
+			current, _ := os.Readlink(filepath.Join(root, bin, releases.CurrentLink))
+			staged := filepath.Join(root, bin, releases.StagedRelease, binaries.Runsc)
+			good, err := os.ReadFile(staged)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(staged, []byte("not the release's runsc"), 0o755); err != nil {
 				t.Fatal(err)
 			}
 			out, code = runExit(proveCommand(ctx, t, n, unit))
 			reason := lastLine(out)
-			if code != 1 || !strings.HasPrefix(reason, "gVisor sandbox did not start on containerd ") ||
-				!strings.Contains(reason, "runsc is missing at "+extensionsv1alpha1.ContainerDRuntimeContainersBinFolder+"/runsc") ||
-				!strings.HasSuffix(reason, " prove failed") {
-				t.Errorf("gvisor-installer prove without runsc on %s: exit %d, last line %q; want exit 1 and the reason\n%s", c, code, reason, out)
+			if now, _ := os.Readlink(filepath.Join(root, bin, releases.CurrentLink)); code != 1 || !strings.Contains(reason, "runsc") ||
+				!strings.HasSuffix(reason, " prove failed") || now != current {
+				t.Errorf("gvisor-installer prove --activate with a staged runsc that is not the release's on %s: exit %d, last line %q, current %q (was %q); "+
+					"want exit 1, the reason and the release kept\n%s", c, code, reason, now, current, out)
 			}
-			t.Logf("gvisor-installer prove without runsc: exit %d: %s", code, reason)
+			t.Logf("gvisor-installer prove --activate with a corrupt staged runsc: exit %d: %s", code, reason)
+			if err := os.WriteFile(staged, good, 0o755); err != nil {
+				t.Fatal(err)
+			}
 
+			// gVisor leaves the pool: node-agent stops gvisor-release.service (its ExecStop removes the release
+			// layout), then unregisters runsc and deletes its files.
+			release := releaseUnit(t, osc)
+			if out, code := runExit(deactivateCommand(ctx, t, n, release)); code != 0 {
+				t.Fatalf("%s's ExecStop on %s: exit %d\n%s", oscwebhook.ReleaseUnitName, c, code, out)
+			}
 			removed := s.remove.DeepCopy()
 			if err := reconcileContainerd(t, c, root, n.Socket(), removed); err != nil {
 				t.Fatalf("node-agent's ReconcileContainerdConfig of the OSC after gVisor left the pool: %v", err)
@@ -185,6 +215,7 @@ func TestNodeAgentGVisorPod(t *testing.T) {
 			if handlers, err := n.RuntimeHandlers(ctx); err != nil || !slices.Contains(handlers, "runc") {
 				t.Errorf("CRI runtimes after the remove op: %v (%v), want runc", handlers, err)
 			}
+			assertNothingLeft(t, root)
 		})
 	}
 }

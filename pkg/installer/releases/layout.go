@@ -23,6 +23,17 @@ const (
 	CurrentLink = Dir + "/current"
 	// StateFile records proven and failed releases.
 	StateFile = Dir + "/state.json"
+	// StagedDir holds what gardener-node-agent writes for the OperatingSystemConfig mode's activation (installer
+	// ActionActivate): the release as the installation image carries it (StagedRelease), the pool's runsc flags
+	// table (StagedFlags) and the controller's checksum anchor (StagedSums). Nothing runs from it: the activation
+	// copies the release into its own directory, as the DaemonSet's installer does from the image.
+	StagedDir = Dir + "/staged"
+	// StagedRelease is the staged release directory: runsc, containerd-shim-runsc-v1, SHA512SUMS.
+	StagedRelease = StagedDir + "/release"
+	// StagedFlags is the staged runsc flags table (runscconfig.Table).
+	StagedFlags = StagedDir + "/runsc-flags.toml"
+	// StagedSums is the directory of the staged checksum anchor, SHA512SUMS.<arch> (binaries.AnchorFile).
+	StagedSums = StagedDir + "/release-sums"
 	// LegacyPrefix starts the id of a release adopted from the flat layout of older installers (and of the old
 	// gVisor extension): runsc and the shim directly in the bin dir.
 	LegacyPrefix = "adopted-"

@@ -6,6 +6,7 @@ package operatingsystemconfig
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -15,7 +16,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
@@ -46,13 +49,19 @@ const (
 	configPermissions = 0o644
 )
 
-// imageFiles are the files taken from the installation image: file name in the binaryPath -> path in the image
-// (pkg/images' runtime-gvisor-installation image, which a test holds them to; the DaemonSet copies them from the
-// same places).
+// imageFiles are the files taken from the installation image into the binaryPath: file name -> path in the image
+// (pkg/images' runtime-gvisor-installation image, which a test holds them to).
 var imageFiles = [][2]string{
-	{"containerd-shim-runsc-v1", "/opt/gvisor/containerd-shim-runsc-v1"},
 	{InstallerBinary, "/" + InstallerBinary},
-	{"runsc", "/opt/gvisor/runsc"},
+}
+
+// stagedFiles are the release files node-agent stages for the activation (gvisor-installer prove --activate): path
+// under the binaryPath -> path in the installation image. The activation copies them into the release layout, as the
+// DaemonSet's installer copies them from the image; nothing runs from here.
+var stagedFiles = [][2]string{
+	{releases.StagedRelease + "/" + binaries.Runsc, "/opt/gvisor/" + binaries.Runsc},
+	{releases.StagedRelease + "/" + binaries.Shim, "/opt/gvisor/" + binaries.Shim},
+	{releases.StagedRelease + "/" + binaries.SumsFile, "/opt/gvisor/" + binaries.SumsFile},
 }
 
 // PluginPath is the path of our entry in spec.criConfig.containerd.plugins. gardener-node-agent prefixes "plugins"
@@ -78,11 +87,12 @@ var pluginValues = func() []byte {
 
 // Additions are what the webhook adds to the reconcile OSC of one gVisor pool.
 type Additions struct {
-	// Files, sorted by path: runsc.toml (inline), the three binaries (imageRef), the drop-in claim and, with sandbox
+	// Files, sorted by path: the staged release (imageRef), the pool's runsc flags and the controller's sums (inline)
+	// under gvisor/staged, the installer (imageRef; with GPU the pre-flight too), the drop-in claim and, with sandbox
 	// metrics, the metric server (imageRef).
 	Files []extensionsv1alpha1.File
-	// Units: the sandbox-proof unit and its timer, or none when the proof is off; with sandbox metrics the metric
-	// server's unit.
+	// Units: the release unit, the sandbox-proof unit (which activates the release) and its timer (none when the
+	// proof is off), with sandbox metrics the metric server's unit.
 	Units []extensionsv1alpha1.Unit
 	// Plugin is the runsc runtime entry (op add).
 	Plugin extensionsv1alpha1.PluginConfig
@@ -106,23 +116,30 @@ func (e *Ensurer) additions(pr *poolRuntime) (*Additions, error) {
 	node := objs.Pools[0].Node
 
 	binDir := pr.cr.Spec.BinaryPath
-	files := []extensionsv1alpha1.File{inlineFile(runscconfig.NodePath, string(node.RunscConfig))}
-	fromImage := imageFiles
+	files := []extensionsv1alpha1.File{inlineFile(path.Join(binDir, releases.StagedFlags), string(node.RunscConfig))}
+	for _, arch := range slices.Sorted(maps.Keys(node.ReleaseSums)) {
+		files = append(files, inlineFile(path.Join(binDir, releases.StagedSums, binaries.AnchorFile(arch)), node.ReleaseSums[arch]))
+	}
+	fromImage := slices.Concat(imageFiles, stagedFiles)
 	if node.GPU {
-		fromImage = append(slices.Clone(imageFiles), [2]string{GPUCheckBinary, gpuCheckInImage})
+		fromImage = append(fromImage, [2]string{GPUCheckBinary, gpuCheckInImage})
 	}
 	for _, f := range fromImage {
+		perm := uint32(binaryPermissions)
+		if path.Base(f[0]) == binaries.SumsFile {
+			perm = configPermissions
+		}
 		files = append(files, extensionsv1alpha1.File{
 			Path:        path.Join(binDir, f[0]),
-			Permissions: ptr.To[uint32](binaryPermissions),
+			Permissions: &perm,
 			Content: extensionsv1alpha1.FileContent{ImageRef: &extensionsv1alpha1.FileContentImageRef{
 				Image: node.Image, FilePathInImage: f[1],
 			}},
 		})
 	}
-	// The proof is re-run when what it proves changes: the binaries (the GPU pre-flight's too, which sets runsc.toml
-	// for the node's driver before the proof) and runsc.toml, not the drop-in claim (nor the metric server, which the
-	// proof does not run).
+	// The proof is re-run when what it activates and proves changes: the staged release, flags and sums, the
+	// installer and the GPU pre-flight (which sets runsc.toml for the node's driver), not the drop-in claim (nor the
+	// metric server, which the proof does not run).
 	proven := slices.Clone(files)
 	files = append(files, inlineFile(DropInPath, DropInClaim))
 	if node.SandboxMetrics {
@@ -138,8 +155,11 @@ func (e *Ensurer) additions(pr *poolRuntime) (*Additions, error) {
 			Values: &apiextensionsv1.JSON{Raw: slices.Clone(pluginValues)},
 		},
 	}
+	// Without the proof (the extension's --prove-sandbox=false) the unit still activates the release, once per
+	// change of its files, and has no timer.
+	add.Units = []extensionsv1alpha1.Unit{releaseUnit(binDir), proofUnit(binDir, proven, node.GPU, !e.opts.SkipSandboxProof)}
 	if !e.opts.SkipSandboxProof {
-		add.Units = []extensionsv1alpha1.Unit{proofUnit(binDir, proven, node.GPU), proofTimer(e.reproveInterval())}
+		add.Units = append(add.Units, proofTimer(e.reproveInterval()))
 	}
 	if node.SandboxMetrics {
 		add.Units = append(add.Units, metricServerUnit(binDir))
@@ -157,9 +177,9 @@ func inlineFile(path, data string) extensionsv1alpha1.File {
 	}
 }
 
-// proofUnit is the oneshot unit that starts one runsc sandbox over CRI once containerd runs with runsc registered
-// (gvisor-installer prove). Its filePaths make node-agent run it again whenever runsc, the shim, the installer or
-// runsc.toml change. It is not ordered before kubelet: a failed proof must not keep the pool's runc pods off the
+// proofUnit is the oneshot unit that puts the staged release in the release layout and starts one runsc sandbox over
+// CRI once containerd runs with runsc registered (gvisor-installer prove --activate). Its filePaths make node-agent
+// run it again whenever the staged release, the pool's flags, the sums or the installer change. It is not ordered before kubelet: a failed proof must not keep the pool's runc pods off the
 // node. Its failure is not ignored (no "-" before ExecStart): node-agent waits up to 10 s for the unit's start job
 // (Gardener v1.149.3 pkg/nodeagent/dbus), so a proof that fails fast fails the OSC reconcile, which node-agent
 // retries and reports (Warning event, the Node's OSC checksum not updated, hence gardenlet's node health): the one
@@ -167,19 +187,22 @@ func inlineFile(path, data string) extensionsv1alpha1.File {
 // that stays active cannot be started again, and its timer (proofTimer) starts it every re-proof interval. So
 // after a proof the unit is inactive (dead), which node-agent's systemd-unit check counts healthy for a oneshot,
 // or failed, which it reports in the Node's SystemdUnitsReady condition, until a later proof succeeds again.
-// With gpu (render.NodeConfig.GPU) each run first sets nvproxy in runsc.toml for the node's NVIDIA driver
-// (--gpu-preflight-binary, installer.NodeGPU): after node-agent wrote the pool's runsc.toml, and every re-proof
-// interval, so a driver loaded or upgraded after boot is judged then; after a passed proof it proves the GPUs too
+// With gpu (render.NodeConfig.GPU) each run first judges the node's NVIDIA driver and sets nvproxy in the release's
+// runsc.toml for it (--gpu-preflight-binary): after node-agent staged the pool's flags, and every re-proof interval,
+// so a driver loaded or upgraded after boot is judged then; after a passed proof it proves the GPUs too
 // (gpu.ProveNode).
-func proofUnit(binDir string, files []extensionsv1alpha1.File, gpu bool) extensionsv1alpha1.Unit {
+func proofUnit(binDir string, files []extensionsv1alpha1.File, gpu, sandbox bool) extensionsv1alpha1.Unit {
 	var paths []string
 	for _, f := range files {
 		paths = append(paths, f.Path)
 	}
 	slices.Sort(paths)
-	prove := path.Join(binDir, InstallerBinary) + " prove --host-root=/ --bin-dir=" + binDir + " --runsc-config=" + runscconfig.NodePath
+	prove := path.Join(binDir, InstallerBinary) + " prove --activate --host-root=/ --bin-dir=" + binDir
 	if gpu {
 		prove += " --gpu-preflight-binary=" + path.Join(binDir, GPUCheckBinary)
+	}
+	if !sandbox {
+		prove += " --prove-sandbox=false"
 	}
 	content := strings.Join([]string{
 		"[Unit]",
@@ -201,5 +224,38 @@ func proofUnit(binDir string, files []extensionsv1alpha1.File, gpu bool) extensi
 		Enable:    ptr.To(true),
 		Content:   &content,
 		FilePaths: paths,
+	}
+}
+
+// ReleaseUnitName is the unit that owns the release layout's lifetime on the node (releaseUnit).
+const ReleaseUnitName = "gvisor-release.service"
+
+// releaseUnit removes the release layout when gVisor leaves the pool: the activation (proofUnit) writes the release
+// directories and links, which node-agent does not know, so node-agent deleting its files would leave them. The
+// unit does nothing when it starts and stays active (RemainAfterExit); node-agent stops it when it leaves the OSC,
+// after disabling it and before it deletes the files, so its ExecStop (gvisor-installer deactivate) still has the
+// installer and tells that stop from a shutdown's or a restart's by the unit being disabled (--unless-enabled;
+// cmd/gvisor-installer/deactivate.go has node-agent's order). It has no filePaths: an upgrade must not stop it.
+func releaseUnit(binDir string) extensionsv1alpha1.Unit {
+	installer := path.Join(binDir, InstallerBinary)
+	content := strings.Join([]string{
+		"[Unit]",
+		"Description=gVisor release layout: removed when gVisor leaves the worker pool (gardener-extension-runtime-gvisor)",
+		"",
+		"[Service]",
+		"Type=oneshot",
+		"RemainAfterExit=yes",
+		"ExecStart=" + installer + " version",
+		"ExecStop=" + installer + " deactivate --host-root=/ --bin-dir=" + binDir + " --unless-enabled=" + ReleaseUnitName,
+		"",
+		"[Install]",
+		"WantedBy=multi-user.target",
+		"",
+	}, "\n")
+	return extensionsv1alpha1.Unit{
+		Name:    ReleaseUnitName,
+		Command: ptr.To(extensionsv1alpha1.CommandStart),
+		Enable:  ptr.To(true),
+		Content: &content,
 	}
 }

@@ -6,14 +6,18 @@
 // OSC of a worker pool that has gvisor among its container runtimes it adds, and gardener-node-agent applies before
 // kubelet starts:
 //
-//   - the files runsc, containerd-shim-runsc-v1 and gvisor-installer as content.imageRef from the installation image
-//     into the pool's binaryPath (0755), and /etc/containerd/runsc.toml inline: the image and the runsc.toml flags
-//     table the DaemonSet mode's installation chart carries, both from the renderer (render.PoolObjects.Node);
+//   - the staged release under <binaryPath>/gvisor/staged (releases.StagedDir): runsc, containerd-shim-runsc-v1
+//     and SHA512SUMS as content.imageRef from the installation image, the pool's runsc flags table and the
+//     controller's sums inline; all three are what the DaemonSet mode's installation chart carries, from the
+//     renderer (render.PoolObjects.Node); and gvisor-installer (imageRef) in the binaryPath, which activates them;
 //   - /etc/containerd/conf.d/gvisor-runsc.toml, a comment-only claim of the DaemonSet installer's drop-in
 //     (DropInPath), so that a switch from the DaemonSet mode leaves no second, unowned runsc registration;
 //   - the runsc runtime under spec.criConfig.containerd.plugins (pluginPath, op add);
-//   - the oneshot unit gvisor-sandbox-proof.service (ProofUnitName) and the timer gvisor-sandbox-proof.timer
-//     (ProofTimerName) that runs it again every re-proof interval, unless the operator switched the proof off.
+//   - the oneshot unit gvisor-sandbox-proof.service (ProofUnitName), which puts the staged release in the release
+//     layout exactly as the DaemonSet's installer does and proves it (gvisor-installer prove --activate), and the
+//     timer gvisor-sandbox-proof.timer (ProofTimerName) that runs it again every re-proof interval, unless the
+//     operator switched the proof off;
+//   - gvisor-release.service (ReleaseUnitName), whose ExecStop removes the release layout when gVisor leaves the pool.
 //
 // The node side of this contract (the paths, the plugin entry, the unit and the flags of `gvisor-installer prove`)
 // is judged by test/nodeagent with gardener-node-agent's real code, real containerd and a real gVisor sandbox;

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
@@ -16,6 +17,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
@@ -66,19 +69,37 @@ type plan struct {
 	ours ownership
 }
 
+// ownership are the files and units of ours in an OSC, at the default binaryPath: what the webhook adds, and what
+// earlier versions of it added (runsc, the shim and runsc.toml as regular files), so that an OSC written by one of
+// them is taken over, not duplicated.
 type ownership struct {
 	files []string
+	// dirs hold only files of ours (the staged release, flags and sums).
+	dirs  []string
 	units []string
 }
 
 func defaultOwnership() ownership {
-	o := ownership{files: []string{runscconfig.NodePath, DropInPath}, units: []string{ProofUnitName, ProofTimerName, MetricServerUnitName}}
-	for _, f := range imageFiles {
-		o.files = append(o.files, extensionsv1alpha1.ContainerDRuntimeContainersBinFolder+"/"+f[0])
+	bin := extensionsv1alpha1.ContainerDRuntimeContainersBinFolder
+	o := ownership{
+		files: []string{runscconfig.NodePath, DropInPath, bin + "/" + binaries.Runsc, bin + "/" + binaries.Shim},
+		dirs:  []string{bin + "/" + releases.StagedDir + "/"},
+		units: []string{ReleaseUnitName, ProofUnitName, ProofTimerName, MetricServerUnitName},
 	}
-	o.files = append(o.files, extensionsv1alpha1.ContainerDRuntimeContainersBinFolder+"/"+MetricServerBinary,
-		extensionsv1alpha1.ContainerDRuntimeContainersBinFolder+"/"+GPUCheckBinary)
+	for _, f := range imageFiles {
+		o.files = append(o.files, bin+"/"+f[0])
+	}
+	o.files = append(o.files, bin+"/"+MetricServerBinary, bin+"/"+GPUCheckBinary)
 	return o
+}
+
+// OwnsFile reports whether the file at path (default binaryPath) is one the webhook adds or claims on a gVisor
+// node, now or in an earlier version: the one answer for the webhook and the controller (package oscstate).
+func OwnsFile(path string) bool { return defaultOwnership().ownsFile(path) }
+
+// ownsFile reports whether the file at path is ours.
+func (o ownership) ownsFile(path string) bool {
+	return slices.Contains(o.files, path) || slices.ContainsFunc(o.dirs, func(dir string) bool { return strings.HasPrefix(path, dir) })
 }
 
 // touches reports whether the plan changes the OSC at all.
@@ -187,7 +208,7 @@ func (e *Ensurer) EnsureAdditionalFiles(ctx context.Context, _ extensionscontext
 	if err != nil || !p.touches() {
 		return err
 	}
-	files := slices.DeleteFunc(slices.Clone(*newFiles), func(f extensionsv1alpha1.File) bool { return slices.Contains(p.ours.files, f.Path) })
+	files := slices.DeleteFunc(slices.Clone(*newFiles), func(f extensionsv1alpha1.File) bool { return p.ours.ownsFile(f.Path) })
 	if p.add != nil {
 		files = append(files, p.add.Files...)
 	}

@@ -24,7 +24,6 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	osc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig/osctest"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/gardenerfixtures"
@@ -120,8 +119,9 @@ func TestUntouched(t *testing.T) {
 	}
 }
 
-// TestRunscTomlIsTheDaemonSets: the inline runsc.toml is byte for byte the runsc ConfigMap's of the DaemonSet mode
-// for the same ContainerRuntime, and node-agent's codec reads the inline file back to exactly those bytes.
+// TestRunscTomlIsTheDaemonSets: the staged runsc flags are byte for byte the runsc ConfigMap's of the DaemonSet mode
+// for the same ContainerRuntime, and node-agent's codec reads the inline file back to exactly those bytes: the
+// installer makes the node's runsc.toml from them in both modes (test/nodeagent compares the files on a node).
 func TestRunscTomlIsTheDaemonSets(t *testing.T) {
 	r := newRenderer(t)
 	shoot := osctest.Shoot(true, osctest.ProviderConfig)
@@ -144,7 +144,7 @@ func TestRunscTomlIsTheDaemonSets(t *testing.T) {
 	}
 	var inline *extensionsv1alpha1.FileContentInline
 	for _, f := range add.Files {
-		if f.Path == runscconfig.NodePath {
+		if f.Path == stagedFlags {
 			inline = f.Content.Inline
 		}
 	}
@@ -156,7 +156,7 @@ func TestRunscTomlIsTheDaemonSets(t *testing.T) {
 		t.Fatalf("node-agent's codec cannot read the inline runsc.toml: %v", err)
 	}
 	if string(got) != want {
-		t.Errorf("runsc.toml differs from the DaemonSet's ConfigMap:\n%s", cmp.Diff(want, string(got)))
+		t.Errorf("the staged flags differ from the DaemonSet's ConfigMap:\n%s", cmp.Diff(want, string(got)))
 	}
 	if !strings.Contains(want, `net-raw = "true"`) {
 		t.Errorf("runsc.toml lacks the pool's flags:\n%s", want)
@@ -207,17 +207,18 @@ func TestBadProviderConfig(t *testing.T) {
 	}
 }
 
-// TestSkipSandboxProof: with the proof off the unit and its timer are left out and nothing else changes.
+// TestSkipSandboxProof: with the proof off the timer is left out and the unit only activates the release; nothing
+// else changes.
 func TestSkipSandboxProof(t *testing.T) {
 	with := mutate(t, newEnsurer(t, osc.Options{}), true, osctest.OSC(osctest.GVisorPool), nil)
 	without := mutate(t, newEnsurer(t, osc.Options{SkipSandboxProof: true}), true, osctest.OSC(osctest.GVisorPool), nil)
-	for _, name := range []string{osc.ProofUnitName, osc.ProofTimerName} {
-		if hasUnit(without.Spec.Units, name) {
-			t.Errorf("proof off, but the OSC has %s", name)
-		}
-		if !hasUnit(with.Spec.Units, name) {
-			t.Errorf("proof on, but the OSC lacks %s", name)
-		}
+	if hasUnit(without.Spec.Units, osc.ProofTimerName) || !hasUnit(with.Spec.Units, osc.ProofTimerName) {
+		t.Errorf("the re-proof timer: with the proof %v, without %v; want it only with the proof",
+			hasUnit(with.Spec.Units, osc.ProofTimerName), hasUnit(without.Spec.Units, osc.ProofTimerName))
+	}
+	i := slices.IndexFunc(without.Spec.Units, func(u extensionsv1alpha1.Unit) bool { return u.Name == osc.ProofUnitName })
+	if i < 0 || !strings.Contains(*without.Spec.Units[i].Content, " prove --activate ") || !strings.Contains(*without.Spec.Units[i].Content, " --prove-sandbox=false\n") {
+		t.Errorf("proof off: want the unit to activate the release without a sandbox: %v", without.Spec.Units)
 	}
 	with.Spec.Units, without.Spec.Units = nil, nil
 	if d := cmp.Diff(with, without); d != "" {

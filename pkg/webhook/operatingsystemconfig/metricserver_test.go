@@ -14,6 +14,7 @@ import (
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	osc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
@@ -52,10 +53,10 @@ func TestSandboxMetricsOSC(t *testing.T) {
 
 	// Everything else is the OSC without sandbox metrics.
 	stripped := on.DeepCopy()
-	stripped.Spec.Files = slices.DeleteFunc(stripped.Spec.Files, func(f extensionsv1alpha1.File) bool { return f.Path == bin || f.Path == runscconfig.NodePath })
+	stripped.Spec.Files = slices.DeleteFunc(stripped.Spec.Files, func(f extensionsv1alpha1.File) bool { return f.Path == bin || f.Path == stagedFlags })
 	stripped.Spec.Units = slices.DeleteFunc(stripped.Spec.Units, func(u extensionsv1alpha1.Unit) bool { return u.Name == osc.MetricServerUnitName })
 	offStripped := off.DeepCopy()
-	offStripped.Spec.Files = slices.DeleteFunc(offStripped.Spec.Files, func(f extensionsv1alpha1.File) bool { return f.Path == runscconfig.NodePath })
+	offStripped.Spec.Files = slices.DeleteFunc(offStripped.Spec.Files, func(f extensionsv1alpha1.File) bool { return f.Path == stagedFlags })
 	if d := cmp.Diff(offStripped, stripped); d != "" {
 		t.Errorf("sandbox metrics changed more than their file, unit and runsc.toml:\n%s", d)
 	}
@@ -72,13 +73,16 @@ func TestSandboxMetricsOSC(t *testing.T) {
 }
 
 // runscToml is the OSC's inline runsc.toml.
+// stagedFlags is where node-agent stages the pool's runsc flags at the default binaryPath.
+const stagedFlags = extensionsv1alpha1.ContainerDRuntimeContainersBinFolder + "/" + releases.StagedFlags
+
 func runscToml(t *testing.T, o *extensionsv1alpha1.OperatingSystemConfig) string {
 	t.Helper()
 	for _, f := range o.Spec.Files {
-		if f.Path == runscconfig.NodePath && f.Content.Inline != nil {
+		if f.Path == stagedFlags && f.Content.Inline != nil {
 			return f.Content.Inline.Data
 		}
 	}
-	t.Fatalf("no inline %s", runscconfig.NodePath)
+	t.Fatalf("no inline %s", stagedFlags)
 	return ""
 }

@@ -93,7 +93,7 @@ func RemovalOnly(osc *extensionsv1alpha1.OperatingSystemConfig) bool {
 		return false
 	}
 	ours := defaultOwnership()
-	isOurFile := func(f extensionsv1alpha1.File) bool { return slices.Contains(ours.files, f.Path) }
+	isOurFile := func(f extensionsv1alpha1.File) bool { return ours.ownsFile(f.Path) }
 	return !slices.ContainsFunc(osc.Spec.Files, isOurFile) && !slices.ContainsFunc(osc.Status.ExtensionFiles, isOurFile) &&
 		!slices.ContainsFunc(osc.Spec.Units, func(u extensionsv1alpha1.Unit) bool { return slices.Contains(ours.units, u.Name) })
 }
