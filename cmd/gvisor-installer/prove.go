@@ -125,8 +125,8 @@ func (p prove) activate(ctx context.Context, f *proveFlags) (string, error) {
 	return verdict, err
 }
 
-// proofWithRetry is prove's sandbox proof as the installer's Prover (activate): the files checked, one sandbox, and
-// once more after the registration wait when containerd may have been restarted under it.
+// proofWithRetry is prove's sandbox proof, also as the installer's Prover (activate): the files checked, one sandbox,
+// and once more after the registration wait when containerd may have been restarted under it.
 type proofWithRetry struct {
 	p          prove
 	registered error
@@ -137,6 +137,7 @@ func (w proofWithRetry) Prove(ctx context.Context) (sandbox.Proof, error) {
 	missing := p.checkFiles()
 	proof, err := p.prover.Prove(ctx)
 	if err != nil && w.registered == nil && ctx.Err() == nil {
+		// runsc was registered: containerd may have been restarted under the proof. Wait and try once more.
 		p.log.Warn("gVisor sandbox did not start; trying once more", "step", "prove-sandbox", "error", err.Error())
 		if err := p.registered(ctx); err != nil {
 			p.log.Warn("containerd does not list the runsc runtime; proving anyway", "step", "wait-registration", "error", err.Error())
@@ -144,9 +145,12 @@ func (w proofWithRetry) Prove(ctx context.Context) (sandbox.Proof, error) {
 		missing = p.checkFiles()
 		proof, err = p.prover.Prove(ctx)
 	}
-	if err != nil && len(missing) > 0 {
+	switch {
+	case err != nil && len(missing) > 0:
 		// What node-agent and the activation should have put there comes first: containerd's own error follows.
 		return proof, fmt.Errorf("%s; %w", strings.Join(missing, "; "), err)
+	case err == nil && len(missing) > 0:
+		p.log.Warn("the gVisor sandbox started although files are missing: runsc runs from elsewhere", "problems", strings.Join(missing, "; "))
 	}
 	return proof, err
 }
@@ -222,29 +226,11 @@ func (p prove) run(ctx context.Context) (verdict string, err error) {
 	if err := p.cgroups(ctx); err != nil {
 		return err.Error(), err
 	}
-	missing := p.checkFiles()
-	proof, err := p.prover.Prove(ctx)
-	if err != nil && registered == nil && ctx.Err() == nil {
-		// runsc was registered: containerd may have been restarted under the proof. Wait and try once more.
-		p.log.Warn("gVisor sandbox did not start; trying once more", "step", "prove-sandbox", "error", err.Error())
-		if err := p.registered(ctx); err != nil {
-			p.log.Warn("containerd does not list the runsc runtime; proving anyway", "step", "wait-registration", "error", err.Error())
-		}
-		missing = p.checkFiles()
-		proof, err = p.prover.Prove(ctx)
-	}
+	proof, err := proofWithRetry{p: p, registered: registered}.Prove(ctx)
 	if err != nil {
-		why := err.Error()
-		if len(missing) > 0 {
-			// What node-agent should have put there comes first: containerd's own error follows.
-			why = strings.Join(missing, "; ") + "; " + why
-		}
-		p.log.Error("gVisor sandbox did not start", "step", "prove-sandbox", "containerd", on, "error", why)
-		verdict = "gVisor sandbox did not start" + on + ": " + why
+		p.log.Error("gVisor sandbox did not start", "step", "prove-sandbox", "containerd", on, "error", err.Error())
+		verdict = "gVisor sandbox did not start" + on + ": " + err.Error()
 		return verdict, errors.New(verdict)
-	}
-	if len(missing) > 0 {
-		p.log.Warn("the gVisor sandbox started although files are missing: runsc runs from elsewhere", "problems", strings.Join(missing, "; "))
 	}
 	p.log.Info("gVisor sandbox proven", "step", "prove-sandbox", "handler", proof.Handler, "runtime_type", proof.RuntimeType,
 		"started_in", proof.Started.String(), "total", proof.Total.String(), "leftovers_removed", proof.Leftovers)
