@@ -36,6 +36,11 @@ import (
 // vmNodeName is the VM node's Node name.
 const vmNodeName = "shoot--foo--bar-worker-gvisor-z1-vm"
 
+// usageSampleWait bounds the wait for a new pod's usage in the kubelet's stats: cAdvisor samples a new pod slice
+// every 10-15 s (dynamic housekeeping), and metrics-server scrapes every 15-60 s; on the emulated VM a few
+// housekeeping rounds may pass before one lands.
+const usageSampleWait = 2 * time.Minute
+
 // gardenersNode is a shoot's worker as Gardener runs it (test/vmnode): a VM with systemd as PID 1, cgroup v2, the
 // systemd cgroup driver, joined as a second node to the cluster of a namespace node (test/kubenode), which is the
 // seed: the extension's controller runs there, the VM node carries the gVisor pool's labels.
@@ -519,38 +524,53 @@ func (g *gardenersNode) uninstall(ctx context.Context, t *testing.T, app *corev1
 
 // usageSeen checks what the kubelet sees of the gVisor pod's usage: containerd's ListPodSandboxStats (crictl
 // statsp, which the kubelet's summary reads) and the kubelet's resource metrics, which metrics-server reads for
-// `kubectl top pod` (and the eviction manager works from the same stats).
+// `kubectl top pod` (and the eviction manager works from the same stats). The pod's own series come from cAdvisor's
+// sample of the pod slice, which can still be the one taken when the slice was made (usage 0) until its next
+// housekeeping (10-15 s): the check waits for usage as metrics-server's next scrape would.
 func (g *gardenersNode) usageSeen(ctx context.Context, t *testing.T, pod *corev1.Pod) {
 	t.Helper()
-	raw := g.run(ctx, t, "crictl statsp -o json --id $(crictl pods -q --name "+pod.Name+")")
-	var statsp struct {
-		Stats []struct {
-			Linux struct {
-				CPU    struct{ UsageCoreNanoSeconds struct{ Value string } }
-				Memory struct{ WorkingSetBytes struct{ Value string } }
-			}
-		}
-	}
-	if err := json.Unmarshal([]byte(raw), &statsp); err != nil || len(statsp.Stats) != 1 ||
-		!positive(statsp.Stats[0].Linux.Memory.WorkingSetBytes.Value) || !positive(statsp.Stats[0].Linux.CPU.UsageCoreNanoSeconds.Value) {
-		t.Errorf("ListPodSandboxStats of the gVisor pod has no memory or CPU usage (%v):\n%s", err, raw)
-	}
 	cs, err := kubernetes.NewForConfig(g.seed.RESTConfig())
 	testutil.Must(t, err)
-	metrics, err := cs.CoreV1().RESTClient().Get().AbsPath("/api/v1/nodes", vmNodeName, "proxy", "metrics", "resource").DoRaw(ctx)
-	testutil.Must(t, err)
-	for _, series := range []string{
-		`container_cpu_usage_seconds_total{container="app",namespace="default",pod="` + pod.Name + `"}`,
-		`container_memory_working_set_bytes{container="app",namespace="default",pod="` + pod.Name + `"}`,
-		`pod_cpu_usage_seconds_total{namespace="default",pod="` + pod.Name + `"}`,
-		`pod_memory_working_set_bytes{namespace="default",pod="` + pod.Name + `"}`,
-	} {
-		line := sampleLine(string(metrics), series)
-		if f := strings.Fields(line); len(f) < 2 || !positive(f[1]) {
-			t.Errorf("the kubelet's resource metrics (what kubectl top pod shows) have no usage for %s: %q", series, line)
-		} else {
-			t.Logf("%s %s", series, f[1])
+	var seen []string
+	err = e2e.Poll(ctx, usageSampleWait, 5*time.Second, "the gVisor pod's usage in containerd's stats and the kubelet's resource metrics", func() error {
+		raw, err := g.vm.Run(ctx, "crictl statsp -o json --id $(crictl pods -q --name "+pod.Name+")")
+		if err != nil {
+			return err
 		}
+		var statsp struct {
+			Stats []struct {
+				Linux struct {
+					CPU    struct{ UsageCoreNanoSeconds struct{ Value string } }
+					Memory struct{ WorkingSetBytes struct{ Value string } }
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(raw), &statsp); err != nil || len(statsp.Stats) != 1 ||
+			!positive(statsp.Stats[0].Linux.Memory.WorkingSetBytes.Value) || !positive(statsp.Stats[0].Linux.CPU.UsageCoreNanoSeconds.Value) {
+			return fmt.Errorf("ListPodSandboxStats of the gVisor pod has no memory or CPU usage (%v):\n%s", err, raw)
+		}
+		metrics, err := cs.CoreV1().RESTClient().Get().AbsPath("/api/v1/nodes", vmNodeName, "proxy", "metrics", "resource").DoRaw(ctx)
+		if err != nil {
+			return err
+		}
+		seen = seen[:0]
+		for _, series := range []string{
+			`container_cpu_usage_seconds_total{container="app",namespace="default",pod="` + pod.Name + `"}`,
+			`container_memory_working_set_bytes{container="app",namespace="default",pod="` + pod.Name + `"}`,
+			`pod_cpu_usage_seconds_total{namespace="default",pod="` + pod.Name + `"}`,
+			`pod_memory_working_set_bytes{namespace="default",pod="` + pod.Name + `"}`,
+		} {
+			line := sampleLine(string(metrics), series)
+			if f := strings.Fields(line); len(f) < 2 || !positive(f[1]) {
+				return fmt.Errorf("the kubelet's resource metrics (what kubectl top pod shows) have no usage for %s: %q", series, line)
+			}
+			seen = append(seen, line)
+		}
+		return nil
+	})
+	testutil.Must(t, err)
+	for _, line := range seen {
+		t.Log(line)
 	}
 }
 
