@@ -59,9 +59,10 @@ func Example() {
 	fmt.Println(ds.Spec.Template.Spec.Containers[0].Image)
 	// Output:
 	// [runtimeclass____gvisor.yaml]
-	// [configmap__kube-system__gvisor-installation-gvisor-pool-runsc.yaml daemonset__kube-system__gvisor-installation-gvisor-pool.yaml]
+	// [configmap__kube-system__gvisor-installation-gvisor-pool-runsc.yaml daemonset__kube-system__gvisor-installation-gvisor-pool.yaml networkpolicy__kube-system__gvisor-installation-gvisor-pool.yaml]
 	// *v1.ConfigMap kube-system/gvisor-installation-gvisor-pool-runsc
 	// *v1.DaemonSet kube-system/gvisor-installation-gvisor-pool
+	// *v1.NetworkPolicy kube-system/gvisor-installation-gvisor-pool
 	// ghcr.io/runtime-gvisor/runtime-gvisor-installation:v1.2.3
 }
 

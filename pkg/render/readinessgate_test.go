@@ -68,7 +68,7 @@ func TestReadinessGateOffRendersNothingOfIt(t *testing.T) {
 			}
 		}
 	}
-	if diff := cmp.Diff([]string{"RuntimeClass", "ConfigMap", "DaemonSet"}, kinds); diff != "" {
+	if diff := cmp.Diff([]string{"RuntimeClass", "ConfigMap", "DaemonSet", "NetworkPolicy"}, kinds); diff != "" {
 		t.Errorf("kinds with the gate off (-want +got):\n%s", diff)
 	}
 }
@@ -155,6 +155,7 @@ func TestReadinessGateInstallationChart(t *testing.T) {
 		gateServiceAccount(), gateClusterRoleBinding(),
 		expectedConfigMap("gvisor", runscToml),
 		ds,
+		expectedNetworkPolicy("gvisor"),
 	}
 	if diff := cmp.Diff(want, m.Objects(), quantityEqual); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -179,6 +180,7 @@ func TestShootOptionsReadinessGate(t *testing.T) {
 			want := []string{
 				"configmap__kube-system__gvisor-installation-gvisor-a-runsc.yaml", "configmap__kube-system__gvisor-installation-gvisor-b-runsc.yaml",
 				"daemonset__kube-system__gvisor-installation-gvisor-a.yaml", "daemonset__kube-system__gvisor-installation-gvisor-b.yaml",
+				"networkpolicy__kube-system__gvisor-installation-gvisor-a.yaml", "networkpolicy__kube-system__gvisor-installation-gvisor-b.yaml",
 				"runtimeclass____gvisor.yaml",
 			}
 			if on {

@@ -116,11 +116,12 @@ func TestInstallation(t *testing.T) {
 			}
 			p := tt.wantDS
 			p.runscToml = tt.wantRunscToml
-			want := []client.Object{expectedConfigMap(p.pool, tt.wantRunscToml), expectedDaemonSet(p)}
+			want := []client.Object{expectedConfigMap(p.pool, tt.wantRunscToml), expectedDaemonSet(p), expectedNetworkPolicy(p.pool)}
 			if diff := cmp.Diff(want, m.Objects(), quantityEqual); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
-			wantKeys := []string{"configmap__kube-system__gvisor-installation-" + p.pool + "-runsc.yaml", "daemonset__kube-system__gvisor-installation-" + p.pool + ".yaml"}
+			wantKeys := []string{"configmap__kube-system__gvisor-installation-" + p.pool + "-runsc.yaml", "daemonset__kube-system__gvisor-installation-" + p.pool + ".yaml",
+				"networkpolicy__kube-system__gvisor-installation-" + p.pool + ".yaml"}
 			if diff := cmp.Diff(wantKeys, keys(m.Files())); diff != "" {
 				t.Errorf("Files() keys (-want +got):\n%s", diff)
 			}

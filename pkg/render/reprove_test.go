@@ -45,7 +45,7 @@ func TestReproveInterval(t *testing.T) {
 		}
 		wantObjs := []client.Object{expectedConfigMap("gvisor", runscToml), expectedDaemonSet(dsParams{pool: "gvisor", image: installRepo + ":" + pinnedTag(t),
 			binaryPath: "/var/bin/containerruntimes", runscToml: runscToml, reproveInterval: want,
-			nodeSelector: map[string]string{"worker.gardener.cloud/cri-name": "containerd", "worker.gardener.cloud/pool": "gvisor"}})}
+			nodeSelector: map[string]string{"worker.gardener.cloud/cri-name": "containerd", "worker.gardener.cloud/pool": "gvisor"}}), expectedNetworkPolicy("gvisor")}
 		if diff := cmp.Diff(wantObjs, m.Objects(), quantityEqual); diff != "" {
 			t.Errorf("ReproveInterval=%s (-want +got):\n%s", interval, diff)
 		}

@@ -28,7 +28,7 @@ func TestSandboxProofSetting(t *testing.T) {
 		}
 		want := []client.Object{expectedConfigMap("gvisor", runscToml), expectedDaemonSet(dsParams{pool: "gvisor", image: installRepo + ":" + pinnedTag(t),
 			binaryPath: "/var/bin/containerruntimes", runscToml: runscToml, skipSandboxProof: skip,
-			nodeSelector: map[string]string{"worker.gardener.cloud/cri-name": "containerd", "worker.gardener.cloud/pool": "gvisor"}})}
+			nodeSelector: map[string]string{"worker.gardener.cloud/cri-name": "containerd", "worker.gardener.cloud/pool": "gvisor"}}), expectedNetworkPolicy("gvisor")}
 		if diff := cmp.Diff(want, m.Objects(), quantityEqual); diff != "" {
 			t.Errorf("SkipSandboxProof=%v (-want +got):\n%s", skip, diff)
 		}
