@@ -162,7 +162,9 @@ func (e *Ensurer) additions(pr *poolRuntime) (*Additions, error) {
 		add.Units = append(add.Units, proofTimer(e.reproveInterval()))
 	}
 	if node.SandboxMetrics {
-		add.Units = append(add.Units, metricServerUnit(binDir))
+		if add.Units, err = appendMetricServerUnit(add.Units, binDir, pr.shoot); err != nil {
+			return nil, err
+		}
 	}
 	return add, nil
 }

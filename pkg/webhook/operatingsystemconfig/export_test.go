@@ -17,3 +17,6 @@ func PoolContainerRuntime(cluster *extensionscontroller.Cluster, pool string) *e
 	}
 	return pr.cr
 }
+
+// MetricServerPeers is metricServerPeers, for its table test.
+var MetricServerPeers = metricServerPeers

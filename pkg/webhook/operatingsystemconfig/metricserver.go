@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	"k8s.io/utils/ptr"
 
@@ -36,6 +37,15 @@ func metricServerFile(binDir, image string) extensionsv1alpha1.File {
 	}
 }
 
+// appendMetricServerUnit appends the metric server's unit, answering the shoot's networks, to units.
+func appendMetricServerUnit(units []extensionsv1alpha1.Unit, binDir string, shoot *gardencorev1beta1.Shoot) ([]extensionsv1alpha1.Unit, error) {
+	peers, err := metricServerPeers(shoot)
+	if err != nil {
+		return nil, err
+	}
+	return append(units, metricServerUnit(binDir, peers)), nil
+}
+
 // metricServerUnit runs gvisor-metric-server on the node as the DaemonSet's container does, with the same runsc
 // root and --metric-server, listening on the node's render.MetricServerPort (no pod here: the shoot's Prometheus
 // reaches it through the API server's node proxy, /api/v1/nodes/<node>:9474/proxy/metrics). node-agent restarts it
@@ -43,8 +53,10 @@ func metricServerFile(binDir, image string) extensionsv1alpha1.File {
 // leave the pool. Root without capabilities and with the file system read-only: it reads the sandboxes' state files
 // and connects to their control sockets (root's, under the runsc root) and writes nothing. Restart=always: a crash
 // must not end the metrics for good; the sandboxes keep their registration, so the restarted server serves them
-// again. MemoryMax as the container's limit.
-func metricServerUnit(binDir string) extensionsv1alpha1.Unit {
+// again. MemoryMax as the container's limit. It answers the node itself and peers (metricServerPeers) only: the
+// kernel drops every other address's packets for the unit's sockets (systemd's IPAddressDeny/IPAddressAllow, cgroup
+// BPF).
+func metricServerUnit(binDir string, peers []string) extensionsv1alpha1.Unit {
 	bin := path.Join(binDir, MetricServerBinary)
 	content := strings.Join([]string{
 		"[Unit]",
@@ -62,6 +74,8 @@ func metricServerUnit(binDir string) extensionsv1alpha1.Unit {
 		"ProtectSystem=strict",
 		"ProtectHome=yes",
 		"PrivateTmp=yes",
+		"IPAddressDeny=any",
+		"IPAddressAllow=" + strings.Join(append([]string{"localhost"}, peers...), " "),
 		"",
 		"[Install]",
 		"WantedBy=multi-user.target",

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,6 +28,8 @@ type poolRuntime struct {
 	// architecture and kubernetesVersion select the release sums and the image vector entry, as in the controller.
 	architecture      string
 	kubernetesVersion string
+	// shoot is the Cluster's Shoot: its networks bound who reaches the node's metric server (metricServerPeers).
+	shoot *gardencorev1beta1.Shoot
 }
 
 // gvisorPool returns the gvisor container runtime of the worker pool named pool in the cluster's Shoot, and whether
@@ -63,6 +66,7 @@ func gvisorPool(opts Options, cluster *extensionscontroller.Cluster, pool string
 					},
 				},
 				kubernetesVersion: cluster.Shoot.Spec.Kubernetes.Version,
+				shoot:             cluster.Shoot,
 			}
 			if w.Machine.Architecture != nil {
 				pr.architecture = *w.Machine.Architecture

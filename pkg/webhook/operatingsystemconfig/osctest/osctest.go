@@ -33,6 +33,8 @@ const (
 	OtherPool = "pool-runc"
 	// KubernetesVersion is the shoot's.
 	KubernetesVersion = "1.33.4"
+	// NodeNetwork is the shoot's node network (spec.networking.nodes).
+	NodeNetwork = "10.250.0.0/16"
 )
 
 // ProviderConfig is a valid gVisor providerConfig with flags (JSON, as the Shoot carries it).
@@ -56,6 +58,9 @@ func Shoot(withGVisor bool, providerConfig string) *gardencorev1beta1.Shoot {
 	}
 	shoot := gardenerfixtures.Shoot(Project, ShootName, KubernetesVersion,
 		gardenerfixtures.Worker(GVisorPool, runtimes...), gardenerfixtures.Worker(OtherPool))
+	// The shoot owner's networks (a shoot with workers names its node network; the pods' is Gardener's default):
+	// they bound who reaches the metric server.
+	shoot.Spec.Networking = &gardencorev1beta1.Networking{Nodes: ptr.To(NodeNetwork), Pods: ptr.To(gardencorev1beta1.DefaultPodNetworkCIDR)}
 	if ns := gardenerfixtures.Namespace(shoot); ns != Namespace {
 		panic("osctest: gardenlet puts the shoot into namespace " + ns + ", not Namespace " + Namespace)
 	}
