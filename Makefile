@@ -32,10 +32,10 @@ build:
 ## tools: every real component the tests use (helm, kube-apiserver, etcd, kube-controller-manager, containerd releases, runsc,
 ## Debian's busybox-static and CNI plugins for the real-sandbox nodes, Prometheus' promtool for the monitoring rules, a real
 ## Prometheus and prometheus-operator's config generator for the shoot Prometheus of test/e2e, and the kube-state-metrics
-## release Gardener runs for every shoot; crictl, QEMU, the VM node's Debian disk and Gardener's gardener-node-agent for
-## test/vmnode)
-.PHONY: tools tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node tool-golangci-lint tool-promtool tool-prometheus tool-kube-state-metrics tool-crictl tool-vm-node tool-node-agent
-tools: tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node tool-golangci-lint tool-promtool tool-prometheus tool-kube-state-metrics tool-crictl tool-vm-node tool-node-agent
+## release Gardener runs for every shoot; crictl, QEMU, the VM node's Debian disk, Gardener's gardener-node-agent and SIG
+## Network's kube-network-policies for test/vmnode)
+.PHONY: tools tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node tool-golangci-lint tool-promtool tool-prometheus tool-kube-state-metrics tool-crictl tool-vm-node tool-node-agent tool-network-policies
+tools: tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node tool-golangci-lint tool-promtool tool-prometheus tool-kube-state-metrics tool-crictl tool-vm-node tool-node-agent tool-network-policies
 tool-helm:
 	@hack/tools/helm.sh >/dev/null
 tool-control-plane:
@@ -62,6 +62,8 @@ tool-vm-node:
 	@hack/tools/vm-node.sh >/dev/null
 tool-node-agent:
 	@hack/tools/node-agent.sh >/dev/null
+tool-network-policies:
+	@hack/tools/network-policies.sh >/dev/null
 
 ## test: install the tools, then run every test (unit, snapshot, helm CLI, real containerd, real control plane)
 .PHONY: test

@@ -31,3 +31,5 @@ export GVISOR_TEST_CRICTL="$("$REPO_ROOT/hack/tools/crictl.sh")"
 export GVISOR_TEST_VM_NODE="$("$REPO_ROOT/hack/tools/vm-node.sh")"
 # Gardener's gardener-node-agent, built from the Gardener release go.mod pins: the VM node runs it in the OSC mode.
 export GVISOR_TEST_NODE_AGENT="$("$REPO_ROOT/hack/tools/node-agent.sh")"
+# SIG Network's kube-network-policies: the VM node's NetworkPolicy enforcer (who reaches the metric server).
+export GVISOR_TEST_NETWORK_POLICIES="$("$REPO_ROOT/hack/tools/network-policies.sh")"

@@ -83,8 +83,9 @@ func onGardenersNode(ctx context.Context, t *testing.T, cgroupV1 bool, container
 	g := &gardenersNode{seed: seed, vm: vm, shoot: shoot, imgs: imgs, cgroupV1: cgroupV1}
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("--- VM node: kubelet ---\n%s\n--- VM node: containerd ---\n%s\n--- VM node: console ---\n%s",
-				vm.Journal(context.Background(), "kubelet", 40), vm.Journal(context.Background(), "containerd", 30), vm.Console(20))
+			installer, _ := vm.Run(context.Background(), "for id in $(crictl ps -a -q --name installer | head -2); do crictl logs --tail 15 $id 2>&1; done")
+			t.Logf("--- VM node: kubelet ---\n%s\n--- VM node: containerd ---\n%s\n--- VM node: the last installers ---\n%s\n--- VM node: console ---\n%s",
+				vm.Journal(context.Background(), "kubelet", 40), vm.Journal(context.Background(), "containerd", 30), installer, vm.Console(20))
 		}
 		testutil.Must(t, vm.Stop())
 	})
@@ -252,6 +253,7 @@ func TestExtensionOnGardenersNode(t *testing.T) {
 			g.inItsPodSlice(ctx, t, app)
 			g.usageSeen(ctx, t, app)
 			g.sandboxMetricsWithinSlice(ctx, t)
+			g.tenantsRefused(ctx, t)
 			g.memoryLimitHolds(ctx, t)
 			g.cpuLimitHolds(ctx, t)
 			g.reboot(ctx, t, app)

@@ -112,3 +112,10 @@ func NodeAgent(t testing.TB) string {
 	t.Helper()
 	return executable(t, Env(t, "GVISOR_TEST_NODE_AGENT", "tool-node-agent"), "GVISOR_TEST_NODE_AGENT", "tool-node-agent")
 }
+
+// NetworkPolicies returns the path of SIG Network's kube-network-policies (GVISOR_TEST_NETWORK_POLICIES,
+// hack/tools/network-policies.sh), the VM node's NetworkPolicy enforcer.
+func NetworkPolicies(t testing.TB) string {
+	t.Helper()
+	return executable(t, Env(t, "GVISOR_TEST_NETWORK_POLICIES", "tool-network-policies"), "GVISOR_TEST_NETWORK_POLICIES", "tool-network-policies")
+}
