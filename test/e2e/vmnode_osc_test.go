@@ -28,6 +28,7 @@ import (
 	pkgimages "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/images"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/oscstate"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	oscwebhook "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/e2e"
@@ -86,6 +87,7 @@ func TestOSCModeOnGardenersNode(t *testing.T) {
 	t.Logf("conditions: %v", cr.Status.Conditions)
 	app := o.firstGVisorPod(ctx, t, t0)
 	o.inItsPodSlice(ctx, t, app)
+	o.metricServerOnlyForTheShoot(ctx, t, app)
 	o.proofFailureReported(ctx, t)
 	o.reboot(ctx, t, app)
 	o.removeGVisor(ctx, t, app)
@@ -134,11 +136,13 @@ func oscModeOnGardenersNode(ctx context.Context, t *testing.T) *oscModeNode {
 
 	nodeImgs := nodetest.BuildImages(t, nodetest.NodeTools(t))
 	booted := bootInBackground(ctx, vmnode.Config{
-		Disk: disk, Network: seed, Forward: []int{vmnode.KubeletPort}, ForwardAddress: vmnode.GuestIP, Log: vmnode.TestLog(t),
+		Disk: disk, Network: seed, Forward: []int{vmnode.KubeletPort, render.MetricServerPort}, ForwardAddress: vmnode.GuestIP, Log: vmnode.TestLog(t),
 	}, vmnode.Provision{
 		Containerd: s.containerd.Dir, Crictl: crictl, SandboxImage: nodetest.PauseImage, Images: []string{nodeImgs.Pause, nodeImgs.Busybox},
 	})
-	values := extensionValues(t, imgs, nil)
+	// With sandbox metrics: the node's metric server unit, answering the shoot's networks only.
+	values := extensionValues(t, imgs, map[string]any{"sandboxMetrics": true})
+	vmShootNetworks(t, shoot)
 	values["deliveryMode"] = "operatingsystemconfig"
 	values["replicaCount"] = 2
 	values["imageVectorOverwrite"] = imageVectorOverwriteWith(t, imgs, imagevector.ImageNameInstallation, installation)
