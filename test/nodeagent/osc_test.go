@@ -68,7 +68,11 @@ func sandboxMetricsOSC(t testing.TB, installationRepo, tag string) *extensionsv1
 	t.Helper()
 	e := ensurer(t, installationRepo, tag, oscwebhook.Options{SandboxMetrics: true})
 	osc := gardenletOSC()
-	if err := e.MutateOSC(context.Background(), osctest.Cluster(osctest.Shoot(true, osctest.ProviderConfig)), osc, nil); err != nil {
+	// The node is this machine: its address is in the shoot's node network, as a node's InternalIP is in a shoot's,
+	// so the metric server unit answers the API server's node proxy from it.
+	shoot := osctest.Shoot(true, osctest.ProviderConfig)
+	shoot.Spec.Networking.Nodes = ptr.To(machineIP(t) + "/32")
+	if err := e.MutateOSC(context.Background(), osctest.Cluster(shoot), osc, nil); err != nil {
 		t.Fatalf("the OSC webhook's mutation of the gVisor pool's OSC with sandbox metrics on: %v", err)
 	}
 	return osc
