@@ -22,10 +22,11 @@ func metricServerPeers(shoot *gardencorev1beta1.Shoot) ([]string, error) {
 	type network struct{ field, cidr string }
 	var networks []network
 	if n := shoot.Spec.Networking; n != nil {
-		for field, cidr := range map[string]*string{"spec.networking.nodes": n.Nodes, "spec.networking.pods": n.Pods} {
-			if cidr != nil {
-				networks = append(networks, network{field, *cidr})
-			}
+		if n.Nodes != nil {
+			networks = append(networks, network{"spec.networking.nodes", *n.Nodes})
+		}
+		if n.Pods != nil {
+			networks = append(networks, network{"spec.networking.pods", *n.Pods})
 		}
 	}
 	if n := shoot.Status.Networking; n != nil {
