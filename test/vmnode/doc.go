@@ -23,7 +23,8 @@
 // pristine and a run can reboot its node (Node.Reboot: the guest's own `systemctl reboot`; QEMU runs with
 // -no-reboot and is started again on the same overlay, so everything written survives as on a real disk). Stop
 // kills QEMU (its whole process group; QEMU also dies with the test process, by the parent-death signal) and removes
-// the directory: a run leaves no QEMU process, no overlay and no forwarded port behind.
+// the directory: a run leaves no QEMU process, no overlay and no forwarded port behind. One node runs on a machine
+// at a time (a machine-wide lock from Boot to Stop): two emulated nodes on 2 cores starve each other's boots.
 //
 // # Reaching the node
 //

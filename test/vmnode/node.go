@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -24,6 +23,14 @@ const (
 	// ShutdownTimeout bounds a guest's own `systemctl reboot` until QEMU exits: systemd stops containerd and the
 	// kubelet (KillMode=process: the shims and sandboxes are killed last), measured under a minute.
 	ShutdownTimeout = 4 * time.Minute
+	// silentBootLimit is how long a started QEMU may leave its console empty: a guest's kernel writes its first
+	// warnings and the initramfs its "Loading, please wait..." within seconds of emulated time, 30 s on a loaded
+	// machine. A guest that wrote nothing by then never ran its kernel (an emulation stall on a starved machine,
+	// seen once in CI as a reboot whose sshd never answered): nothing of the node (its units, its files) has run
+	// yet, so QEMU is started again on the same overlay rather than waiting out BootTimeout.
+	silentBootLimit = 2 * time.Minute
+	// silentBootStarts bounds the QEMU starts of one boot: a guest silent twice is an error.
+	silentBootStarts = 2
 	// portAttempts is how often Boot picks another free port when QEMU could not bind the one it picked (another
 	// test package took it between the pick and QEMU's bind).
 	portAttempts = 3
@@ -62,22 +69,40 @@ type Config struct {
 
 // Node is a running VM node: see the package doc.
 type Node struct {
-	cfg      Config
-	work     string
-	overlay  string
-	share    string
-	console  string
-	sshPort  int
-	qemu     *exec.Cmd
-	exited   chan error
-	ssh      *sshClient
-	boots    int
-	bootTime time.Duration
+	cfg     Config
+	work    string
+	overlay string
+	share   string
+	console string
+	// consoleMark is the console's size when the current QEMU started (the end of its boot marker).
+	consoleMark int64
+	sshPort     int
+	qemu        *exec.Cmd
+	exited      chan error
+	ssh         *sshClient
+	boots       int
+	bootTime    time.Duration
+	starts      starts
+	// qemuStarts counts QEMU's starts (every boot's, restarts included).
+	qemuStarts int
+	// unlock releases the machine lock (lockMachine) the node holds while it runs.
+	unlock func()
 }
 
-// Boot starts a node on a fresh overlay of cfg.Disk and waits until its sshd answers. On error everything started
-// is stopped.
-func Boot(ctx context.Context, cfg Config) (_ *Node, err error) {
+// Boot waits until no other VM node runs on the machine (machineLockName says why), starts a node on a fresh
+// overlay of cfg.Disk and waits until its sshd answers. On error everything started is stopped.
+func Boot(ctx context.Context, cfg Config) (*Node, error) {
+	return bootWith(ctx, cfg, starts{silentLimit: silentBootLimit})
+}
+
+// starts is how Boot starts QEMU: the silent guest's limit, and (for the harness's own test) how many starts run
+// with the guest paused (QEMU's -S: a guest that never runs its kernel, as a stalled emulation).
+type starts struct {
+	silentLimit time.Duration
+	paused      int
+}
+
+func bootWith(ctx context.Context, cfg Config, st starts) (_ *Node, err error) {
 	if cfg.CPUs == 0 {
 		cfg.CPUs = 2
 	}
@@ -89,7 +114,10 @@ func Boot(ctx context.Context, cfg Config) (_ *Node, err error) {
 			return nil, fmt.Errorf("VM node disk %s: %w (build it with hack/tools/vm-node.sh)", cfg.Disk, err)
 		}
 	}
-	n := &Node{cfg: cfg}
+	n := &Node{cfg: cfg, starts: st}
+	if n.unlock, err = lockMachine(ctx, n.logf); err != nil {
+		return nil, err
+	}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, n.Stop())
@@ -150,19 +178,6 @@ func (n *Node) Footprint() (pid int, dir string, sshPort int) {
 // Boots counts the node's boots (the first included).
 func (n *Node) Boots() int { return n.boots }
 
-// Console returns the last lines the guest wrote to its serial console (the kernel, systemd's failures).
-func (n *Node) Console(lines int) string {
-	data, err := os.ReadFile(n.console)
-	if err != nil {
-		return "(no console: " + err.Error() + ")"
-	}
-	all := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(all) > lines {
-		all = all[len(all)-lines:]
-	}
-	return strings.Join(all, "\n")
-}
-
 // Reboot reboots the node the way an operator does (`systemctl reboot` in the guest: systemd stops every unit) and
 // waits until it is up again on the same overlay.
 func (n *Node) Reboot(ctx context.Context) error {
@@ -203,6 +218,10 @@ func (n *Node) Stop() error {
 			errs = append(errs, fmt.Errorf("removing the VM node's overlay: %w", err))
 		}
 		n.work = ""
+	}
+	if n.unlock != nil {
+		n.unlock()
+		n.unlock = nil
 	}
 	return errors.Join(errs...)
 }

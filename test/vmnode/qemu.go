@@ -17,22 +17,28 @@ import (
 )
 
 // boot starts QEMU on the node's overlay and waits until the guest's sshd answers; it retries with another ssh
-// port when QEMU could not bind the one picked.
+// port when QEMU could not bind the one picked, and starts QEMU once more when the guest wrote nothing to its
+// console for silentBootLimit (see there).
 func (n *Node) boot(ctx context.Context) error {
-	var err error
-	for attempt := 1; attempt <= portAttempts; attempt++ {
-		if err = n.startQEMU(ctx); err == nil || !errors.Is(err, errPortTaken) {
+	t0 := time.Now()
+	for start := 1; ; start++ {
+		if err := n.startWithFreePort(ctx); err != nil {
+			return err
+		}
+		err := n.waitSSH(ctx)
+		if err == nil {
 			break
 		}
+		if !errors.Is(err, errSilentGuest) || start == silentBootStarts {
+			return err
+		}
+		n.logf("boot %d: %v; QEMU started again", n.boots+1, err)
+		if err := n.kill(); err != nil {
+			return err
+		}
+		n.qemu = nil
 	}
-	if err != nil {
-		return err
-	}
-	t0 := time.Now()
 	n.boots++
-	if err := n.waitSSH(ctx); err != nil {
-		return err
-	}
 	// Booted is systemd's word: every unit of the boot transaction started (running) or some failed (degraded).
 	state, _ := n.Run(ctx, "systemctl is-system-running --wait")
 	n.bootTime = time.Since(t0)
@@ -43,13 +49,29 @@ func (n *Node) boot(ctx context.Context) error {
 	return nil
 }
 
+// startWithFreePort starts QEMU, picking another ssh port when QEMU could not bind the one picked.
+func (n *Node) startWithFreePort(ctx context.Context) error {
+	var err error
+	for attempt := 1; attempt <= portAttempts; attempt++ {
+		if err = n.startQEMU(ctx); err == nil || !errors.Is(err, errPortTaken) {
+			break
+		}
+	}
+	return err
+}
+
 var errPortTaken = errors.New("QEMU could not bind a forwarded port")
 
 // qemuArgs is QEMU's command line: software emulation (the package doc says why), the cached kernel and initramfs,
-// the overlay as the root disk, user-mode networking with the forwarded ports, the share, the serial console into
-// a file; -no-reboot turns the guest's reboot into QEMU's exit, so Reboot can start it again.
+// the overlay as the root disk, user-mode networking with the forwarded ports, the share, the serial console
+// appended to a file (every boot of the node in one, so a failure after a reboot shows the shutdown before it too);
+// -no-reboot turns the guest's reboot into QEMU's exit, so Reboot can start it again.
+//
+// The console shows where a boot stands, not the kernel's chatter: the kernel's warnings and worse (loglevel=5),
+// the initramfs's steps (no `quiet`) and every unit systemd starts (systemd.show_status), so a boot that stalls
+// under a loaded machine's emulation names its last step.
 func (n *Node) qemuArgs() []string {
-	cmdline := "root=/dev/vda rw console=ttyS0 panic=-1 quiet"
+	cmdline := "root=/dev/vda rw console=ttyS0 panic=-1 loglevel=5 systemd.show_status=1"
 	if n.cfg.CgroupV1 {
 		cmdline += " systemd.unified_cgroup_hierarchy=0"
 	}
@@ -67,8 +89,12 @@ func (n *Node) qemuArgs() []string {
 		// Entropy from the machine: without it the guest's first getrandom() (ssh-keygen's host keys, at the
 		// first boot of every overlay) can wait minutes for the kernel's entropy under emulation.
 		"-device", "virtio-rng-pci",
-		"-display", "none", "-vga", "none", "-serial", "file:" + n.console, "-monitor", "none",
+		"-display", "none", "-vga", "none", "-monitor", "none",
+		"-chardev", "file,id=console,append=on,path=" + n.console, "-serial", "chardev:console",
 		"-no-reboot",
+	}
+	if n.qemuStarts < n.starts.paused {
+		args = append(args, "-S")
 	}
 	return append(args, "-virtfs", "local,path="+n.share+",mount_tag=host,security_model=none,readonly=on")
 }
@@ -80,6 +106,9 @@ func (n *Node) startQEMU(ctx context.Context) error {
 		return err
 	}
 	n.sshPort = port
+	if err := n.markConsole(); err != nil {
+		return err
+	}
 	args := n.qemuArgs()
 	var cmd *exec.Cmd
 	if n.cfg.Network != nil {
@@ -100,6 +129,7 @@ func (n *Node) startQEMU(ctx context.Context) error {
 		return fmt.Errorf("starting QEMU: %w", err)
 	}
 	n.qemu = cmd
+	n.qemuStarts++
 	n.exited = make(chan error, 1)
 	go func() { n.exited <- cmd.Wait(); f.Close() }()
 	// QEMU binds its forwarded ports before the guest runs: a taken port ends it within a second.

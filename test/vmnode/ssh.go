@@ -67,11 +67,16 @@ func (n *Node) dialSSH(ctx context.Context) (*sshClient, error) {
 	return &sshClient{client: ssh.NewClient(sc, chans, reqs)}, nil
 }
 
-// waitSSH waits until the guest's sshd lets root in, QEMU exits or BootTimeout passes.
+// waitSSH waits until the guest's sshd lets root in, QEMU exits, BootTimeout passes or the guest stays silent
+// (silentBootLimit).
 func (n *Node) waitSSH(ctx context.Context) error {
-	deadline := time.Now().Add(BootTimeout)
+	started := time.Now()
+	deadline := started.Add(BootTimeout)
 	var last error
 	for time.Now().Before(deadline) {
+		if time.Since(started) > n.starts.silentLimit && !n.bootWrote() {
+			return fmt.Errorf("%w for %s after QEMU started (last ssh attempt: %v)", errSilentGuest, n.starts.silentLimit, last)
+		}
 		select {
 		case err := <-n.exited:
 			n.exited <- err
