@@ -19,6 +19,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/admission"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
 // limitCase is one AdmissionReview of BenchmarkAdmissionAtRequestLimit and what its answer must be.
@@ -101,7 +102,8 @@ type admissionProcess struct {
 func startAdmissionProcess(b testing.TB, bin string) *admissionProcess {
 	b.Helper()
 	certDir, caPEM := admission.ServingCert(b)
-	port, health := admission.FreePort(b), admission.FreePort(b)
+	ports := testutil.FreePorts(b, 2)
+	port, health := ports[0], ports[1]
 	p := &admissionProcess{url: fmt.Sprintf("https://127.0.0.1:%d/webhooks/validate-shoot", port), client: admission.ClientTrusting(b, caPEM)}
 	p.cmd = exec.Command(bin, "--webhook-bind-address=127.0.0.1", "--webhook-port="+strconv.Itoa(port), "--tls-cert-dir="+certDir,
 		"--health-bind-address=127.0.0.1:"+strconv.Itoa(health), "--metrics-bind-address=0", "--log-level=info", "--log-format=json")

@@ -22,6 +22,8 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/cmd/gardener-extension-admission-runtime-gvisor/app"
 	gvisoradmission "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/admission"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
 // Webhook is a running admission server.
@@ -43,13 +45,14 @@ type Webhook struct {
 func Start(t testing.TB) *Webhook {
 	t.Helper()
 	certDir, caPEM := ServingCert(t)
-	port := FreePort(t)
+	ports := testutil.FreePorts(t, 3) // the webhook, health and metrics servers
+	port := ports[0]
 	w := &Webhook{
 		URL:        fmt.Sprintf("https://127.0.0.1:%d%s", port, gvisoradmission.WebhookPath),
 		CABundle:   caPEM,
 		CertDir:    certDir,
-		HealthURL:  fmt.Sprintf("http://127.0.0.1:%d", FreePort(t)),
-		MetricsURL: fmt.Sprintf("http://127.0.0.1:%d", FreePort(t)),
+		HealthURL:  fmt.Sprintf("http://127.0.0.1:%d", ports[1]),
+		MetricsURL: fmt.Sprintf("http://127.0.0.1:%d", ports[2]),
 		Client:     ClientTrusting(t, caPEM),
 		done:       make(chan error, 1),
 	}
@@ -143,15 +146,4 @@ func ClientTrusting(t testing.TB, caPEM []byte) *http.Client {
 	}
 	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
-}
-
-// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func FreePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }

@@ -10,16 +10,19 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
 // KubeControllerManagerControllers are the kube-controller-manager controllers we run (see the package doc for why).
 const KubeControllerManagerControllers = "garbagecollector,namespace,daemonset"
 
 func startKubeControllerManager(ctx context.Context, assetsDir, dir, kubeconfig string) (*process, error) {
-	port, err := freePort()
+	ports, err := testutil.FreeLoopbackPorts(1)
 	if err != nil {
 		return nil, fmt.Errorf("kube-controller-manager: finding a free port: %w", err)
 	}
+	port := ports[0]
 	p, err := startProcess("kube-controller-manager", filepath.Join(dir, "kube-controller-manager.log"),
 		filepath.Join(assetsDir, "kube-controller-manager"),
 		"--kubeconfig="+kubeconfig,

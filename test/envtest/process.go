@@ -7,9 +7,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -119,24 +117,6 @@ func (p *process) waitHealthy(ctx context.Context, url string, timeout time.Dura
 		lastErr = fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(body.String()))
 	}
 }
-
-// freePort asks the kernel for a free TCP port on localhost.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	addr, ok := l.Addr().(*net.TCPAddr)
-	if !ok {
-		return 0, errors.New("unexpected listener address type")
-	}
-	return addr.Port, nil
-}
-
-// FreePort asks the kernel for a free TCP port on localhost, for harnesses outside this package that start
-// processes with StartProcess.
-func FreePort() (int, error) { return freePort() }
 
 // Process is a child process as this package runs its own (own process group, output to a log file), for
 // harnesses outside it that run a binary and measure it (test/seedbench).

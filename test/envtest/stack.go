@@ -22,6 +22,8 @@ import (
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/cmd/gardener-extension-runtime-gvisor/app"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
 // ControllerUser is the API server user our controller connects as, so the audit log tells its writes apart.
@@ -109,14 +111,11 @@ func (s *Stack) startController(ctx context.Context, opts StackOptions) error {
 	if err != nil {
 		return err
 	}
-	healthPort, err := freePort()
+	ports, err := testutil.FreeLoopbackPorts(2)
 	if err != nil {
-		return fmt.Errorf("finding a port for the controller's health server: %w", err)
+		return fmt.Errorf("finding ports for the controller's health and metrics servers: %w", err)
 	}
-	metricsPort, err := freePort()
-	if err != nil {
-		return fmt.Errorf("finding a port for the controller's metrics server: %w", err)
-	}
+	healthPort, metricsPort := ports[0], ports[1]
 	s.HealthURL = "http://127.0.0.1:" + strconv.Itoa(healthPort)
 	s.MetricsURL = "http://127.0.0.1:" + strconv.Itoa(metricsPort)
 	args := append([]string{

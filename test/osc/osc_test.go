@@ -71,7 +71,8 @@ func start(t *testing.T, mode delivery.Mode) *env {
 
 	t.Setenv("IMAGEVECTOR_OVERWRITE", "") // the extension and the expectation below resolve the same images
 	t.Setenv("WEBHOOK_CONFIG_NAMESPACE", "")
-	port := testutil.FreePort(t)
+	ports := testutil.FreePorts(t, 2) // the webhook server, the health server
+	port := ports[0]
 	args := []string{
 		"--kubeconfig=" + cp.KubeconfigPath,
 		"--leader-election=false",
@@ -82,7 +83,7 @@ func start(t *testing.T, mode delivery.Mode) *env {
 		"--webhook-config-server-host=127.0.0.1",
 		"--webhook-config-server-port=" + strconv.Itoa(port),
 		"--webhook-config-cert-dir=" + t.TempDir(),
-		"--health-bind-address=127.0.0.1:" + strconv.Itoa(testutil.FreePort(t)),
+		"--health-bind-address=127.0.0.1:" + strconv.Itoa(ports[1]),
 		"--metrics-bind-address=0", // no metrics server
 		"--log-format=text",
 	}

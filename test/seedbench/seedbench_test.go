@@ -353,12 +353,7 @@ func (r *run) once() result {
 		return createOtherComponents(ctx, r.c, ns)
 	})
 	defer r.cleanup()
-	ports := make([]int, 3)
-	for i := range ports {
-		if ports[i], err = envtest.FreePort(); err != nil {
-			b.Fatal(err)
-		}
-	}
+	ports := testutil.FreePorts(b, 3)
 	pprofDir := os.Getenv(pprofEnv)
 	pprofPort := 0
 	if r.name == "ours" && pprofDir != "" {

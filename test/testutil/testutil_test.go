@@ -35,6 +35,30 @@ func TestFreePortIsBindable(t *testing.T) {
 	l.Close()
 }
 
+// TestFreePortsDistinctAndBindable: the ports of one call are distinct (a controller's health and metrics servers
+// each get their own) and all free for the caller once it returns.
+func TestFreePortsDistinctAndBindable(t *testing.T) {
+	for range 50 {
+		ports := FreePorts(t, 3)
+		seen := map[int]bool{}
+		var listeners []net.Listener
+		for _, port := range ports {
+			if seen[port] {
+				t.Fatalf("FreePorts returned port %d twice: %v", port, ports)
+			}
+			seen[port] = true
+			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+			if err != nil {
+				t.Fatalf("port %d of %v: %v", port, ports, err)
+			}
+			listeners = append(listeners, l)
+		}
+		for _, l := range listeners {
+			l.Close()
+		}
+	}
+}
+
 func TestGoldenWritesThenCompares(t *testing.T) {
 	golden := filepath.Join(t.TempDir(), "sub", "out.golden")
 	t.Setenv(UpdateEnv, "1")

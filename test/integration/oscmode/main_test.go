@@ -107,7 +107,7 @@ func startController(t *testing.T, mode delivery.Mode) *controller {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ports := []int{testutil.FreePort(t), testutil.FreePort(t), testutil.FreePort(t)}
+	ports := testutil.FreePorts(t, 3)
 	certDir := t.TempDir()
 	c := &controller{log: filepath.Join(t.TempDir(), "controller.log"), done: make(chan error, 1)}
 	logFile, err := os.Create(c.log)
