@@ -22,7 +22,6 @@ import (
 	extensionscontroller "github.com/gardener/gardener/extensions/pkg/controller"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/cmd/gardener-extension-runtime-gvisor/app"
-
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 

@@ -82,7 +82,7 @@ type Node struct {
 	ssh         *sshClient
 	boots       int
 	bootTime    time.Duration
-	starts      starts
+	policy      startPolicy
 	// qemuStarts counts QEMU's starts (every boot's, restarts included).
 	qemuStarts int
 	// unlock releases the machine lock (lockMachine) the node holds while it runs.
@@ -92,17 +92,17 @@ type Node struct {
 // Boot waits until no other VM node runs on the machine (machineLockName says why), starts a node on a fresh
 // overlay of cfg.Disk and waits until its sshd answers. On error everything started is stopped.
 func Boot(ctx context.Context, cfg Config) (*Node, error) {
-	return bootWith(ctx, cfg, starts{silentLimit: silentBootLimit})
+	return bootWith(ctx, cfg, startPolicy{silentLimit: silentBootLimit})
 }
 
-// starts is how Boot starts QEMU: the silent guest's limit, and (for the harness's own test) how many starts run
-// with the guest paused (QEMU's -S: a guest that never runs its kernel, as a stalled emulation).
-type starts struct {
+// startPolicy is how Boot starts QEMU: the silent guest's limit, and (for the harness's own test) how many starts
+// run with the guest paused (QEMU's -S: a guest that never runs its kernel, as a stalled emulation).
+type startPolicy struct {
 	silentLimit time.Duration
 	paused      int
 }
 
-func bootWith(ctx context.Context, cfg Config, st starts) (_ *Node, err error) {
+func bootWith(ctx context.Context, cfg Config, policy startPolicy) (_ *Node, err error) {
 	if cfg.CPUs == 0 {
 		cfg.CPUs = 2
 	}
@@ -114,7 +114,7 @@ func bootWith(ctx context.Context, cfg Config, st starts) (_ *Node, err error) {
 			return nil, fmt.Errorf("VM node disk %s: %w (build it with hack/tools/vm-node.sh)", cfg.Disk, err)
 		}
 	}
-	n := &Node{cfg: cfg, starts: st}
+	n := &Node{cfg: cfg, policy: policy}
 	if n.unlock, err = lockMachine(ctx, n.logf); err != nil {
 		return nil, err
 	}

@@ -93,7 +93,7 @@ func (n *Node) qemuArgs() []string {
 		"-chardev", "file,id=console,append=on,path=" + n.console, "-serial", "chardev:console",
 		"-no-reboot",
 	}
-	if n.qemuStarts < n.starts.paused {
+	if n.qemuStarts < n.policy.paused {
 		args = append(args, "-S")
 	}
 	return append(args, "-virtfs", "local,path="+n.share+",mount_tag=host,security_model=none,readonly=on")

@@ -25,13 +25,13 @@ func TestSilentGuestStartedAgain(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
 
-	_, err := bootWith(ctx, Config{Disk: disk}, starts{silentLimit: testSilentLimit, paused: silentBootStarts})
+	_, err := bootWith(ctx, Config{Disk: disk}, startPolicy{silentLimit: testSilentLimit, paused: silentBootStarts})
 	if !errors.Is(err, errSilentGuest) {
 		t.Fatalf("Boot of a guest silent on all %d starts: %v, want %v", silentBootStarts, err, errSilentGuest)
 	}
 
 	var log strings.Builder
-	n, err := bootWith(ctx, Config{Disk: disk, Log: &log}, starts{silentLimit: testSilentLimit, paused: 1})
+	n, err := bootWith(ctx, Config{Disk: disk, Log: &log}, startPolicy{silentLimit: testSilentLimit, paused: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

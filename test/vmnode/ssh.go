@@ -74,8 +74,8 @@ func (n *Node) waitSSH(ctx context.Context) error {
 	deadline := started.Add(BootTimeout)
 	var last error
 	for time.Now().Before(deadline) {
-		if time.Since(started) > n.starts.silentLimit && !n.bootWrote() {
-			return fmt.Errorf("%w for %s after QEMU started (last ssh attempt: %v)", errSilentGuest, n.starts.silentLimit, last)
+		if time.Since(started) > n.policy.silentLimit && !n.bootWrote() {
+			return fmt.Errorf("%w for %s after QEMU started (last ssh attempt: %v)", errSilentGuest, n.policy.silentLimit, last)
 		}
 		select {
 		case err := <-n.exited:
