@@ -15,7 +15,8 @@
 // execs `sleep infinity`). Inside them:
 //   - a tmpfs on /run (so /run/netns, /run/containerd/s, runsc's state, /run/nri are the node's own);
 //   - bind mounts of the node's temporary host root: <hostRoot>/etc/containerd on /etc/containerd,
-//     <hostRoot>/run/containerd on /run/containerd, <hostRoot><binDir> on the bin dir;
+//     <hostRoot>/run/containerd on /run/containerd, <hostRoot>/run/cdi on /run/cdi (containerd's /var/run/cdi, where
+//     WriteCDISpec puts a CDI spec), <hostRoot><binDir> on the bin dir;
 //   - temporary directories on /var/lib/cni (libcni's cache, which containerd cannot move) and /opt/containerd
 //     (containerd's opt plugin), which would otherwise be written on the machine.
 //

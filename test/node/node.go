@@ -131,7 +131,7 @@ func (n *Node) start(ctx context.Context, cfg Config) error {
 // writeFiles creates the node's directories and writes containerd's default config.toml, the CNI config and the
 // shim wrapper.
 func (n *Node) writeFiles(cfg Config) error {
-	for _, d := range []string{"etc/containerd/conf.d", "run/containerd", strings.TrimPrefix(n.binDir, "/")} {
+	for _, d := range []string{"etc/containerd/conf.d", "run/containerd", "run/cdi", strings.TrimPrefix(n.binDir, "/")} {
 		if err := os.MkdirAll(filepath.Join(n.hostRoot, d), 0o755); err != nil {
 			return err
 		}
@@ -159,6 +159,7 @@ func (n *Node) binds() []bind {
 	return []bind{
 		{filepath.Join(n.hostRoot, "etc/containerd"), "/etc/containerd"},
 		{filepath.Join(n.hostRoot, "run/containerd"), "/run/containerd"},
+		{filepath.Join(n.hostRoot, "run/cdi"), "/run/cdi"}, // CDISpecDir
 		{filepath.Join(n.hostRoot, n.binDir), n.binDir},
 		// libcni's result cache (not configurable in containerd) and the opt plugin's directory stay off the host.
 		{n.path("cni/cache"), "/var/lib/cni"},

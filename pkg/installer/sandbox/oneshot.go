@@ -51,8 +51,12 @@ type OneShot struct {
 	// Devices are node paths of devices the container gets at the same path, read-only unless WritableDevices.
 	Devices         []string
 	WritableDevices bool
+	// CDIDevices are fully qualified CDI device names (vendor.com/class=name) that containerd resolves with the
+	// node's CDI specs and injects (devices, mounts, environment, hooks), as the kubelet asks for a device plugin's
+	// or a DRA driver's devices.
+	CDIDevices []string
 	// Mounts are node paths the container gets at the same path, read-only (a check that runs the node's own
-	// programs: the GPU check's nvidia-smi with the node's libraries).
+	// programs: the OperatingSystemConfig mode's GPU proof with the node's gvisor-gpu-check).
 	Mounts []string
 	// Env is the container's environment, NAME=value.
 	Env []string
@@ -131,37 +135,8 @@ func (o OneShot) run(ctx context.Context, rs runtimeapi.RuntimeServiceClient, cf
 			return nil, err
 		}
 	}
-	permissions := "r"
-	if o.WritableDevices {
-		permissions = "rw"
-	}
-	devices := make([]*runtimeapi.Device, 0, len(o.Devices))
-	for _, d := range o.Devices {
-		devices = append(devices, &runtimeapi.Device{ContainerPath: d, HostPath: d, Permissions: permissions})
-	}
-	mounts := make([]*runtimeapi.Mount, 0, len(o.Mounts))
-	for _, m := range o.Mounts {
-		mounts = append(mounts, &runtimeapi.Mount{ContainerPath: m, HostPath: m, Readonly: true})
-	}
-	var env []*runtimeapi.KeyValue
-	for _, e := range o.Env {
-		k, v, _ := strings.Cut(e, "=")
-		env = append(env, &runtimeapi.KeyValue{Key: k, Value: []byte(v)})
-	}
 	c, err := rs.CreateContainer(ctx, &runtimeapi.CreateContainerRequest{PodSandboxId: sb.GetPodSandboxId(), SandboxConfig: cfg,
-		Config: &runtimeapi.ContainerConfig{
-			Metadata: &runtimeapi.ContainerMetadata{Name: oneShotContainer},
-			Image:    &runtimeapi.ImageSpec{Image: image},
-			Command:  o.Command,
-			LogPath:  oneShotContainer + ".log",
-			Devices:  devices,
-			Mounts:   mounts,
-			Envs:     env,
-			Linux: &runtimeapi.LinuxContainerConfig{SecurityContext: &runtimeapi.LinuxContainerSecurityContext{
-				RunAsUser: &runtimeapi.Int64Value{Value: 0}, ReadonlyRootfs: !o.WritableRoot, NoNewPrivs: true,
-				Capabilities: &runtimeapi.Capability{DropCapabilities: []string{"ALL"}},
-			}},
-		}})
+		Config: o.containerConfig(image)})
 	if err != nil {
 		return nil, fmt.Errorf("creating the container %v from %s: %w", o.Command, image, err)
 	}
@@ -181,6 +156,46 @@ func (o OneShot) run(ctx context.Context, rs runtimeapi.RuntimeServiceClient, cf
 		return nil, fmt.Errorf("the container %v exited with %d: %s", o.Command, code, bytes.TrimSpace(append(stderr, stdout...)))
 	}
 	return stdout, nil
+}
+
+// containerConfig is the container of image as o asks for it: root without capabilities or new privileges, its
+// devices, CDI devices, mounts and environment.
+func (o OneShot) containerConfig(image string) *runtimeapi.ContainerConfig {
+	permissions := "r"
+	if o.WritableDevices {
+		permissions = "rw"
+	}
+	devices := make([]*runtimeapi.Device, 0, len(o.Devices))
+	for _, d := range o.Devices {
+		devices = append(devices, &runtimeapi.Device{ContainerPath: d, HostPath: d, Permissions: permissions})
+	}
+	mounts := make([]*runtimeapi.Mount, 0, len(o.Mounts))
+	for _, m := range o.Mounts {
+		mounts = append(mounts, &runtimeapi.Mount{ContainerPath: m, HostPath: m, Readonly: true})
+	}
+	cdi := make([]*runtimeapi.CDIDevice, 0, len(o.CDIDevices))
+	for _, name := range o.CDIDevices {
+		cdi = append(cdi, &runtimeapi.CDIDevice{Name: name})
+	}
+	var env []*runtimeapi.KeyValue
+	for _, e := range o.Env {
+		k, v, _ := strings.Cut(e, "=")
+		env = append(env, &runtimeapi.KeyValue{Key: k, Value: []byte(v)})
+	}
+	return &runtimeapi.ContainerConfig{
+		Metadata:   &runtimeapi.ContainerMetadata{Name: oneShotContainer},
+		Image:      &runtimeapi.ImageSpec{Image: image},
+		Command:    o.Command,
+		LogPath:    oneShotContainer + ".log",
+		Devices:    devices,
+		CDIDevices: cdi,
+		Mounts:     mounts,
+		Envs:       env,
+		Linux: &runtimeapi.LinuxContainerConfig{SecurityContext: &runtimeapi.LinuxContainerSecurityContext{
+			RunAsUser: &runtimeapi.Int64Value{Value: 0}, ReadonlyRootfs: !o.WritableRoot, NoNewPrivs: true,
+			Capabilities: &runtimeapi.Capability{DropCapabilities: []string{"ALL"}},
+		}},
+	}
 }
 
 // sandboxImage is the image containerd started pod sandbox id from (its verbose status' "image"): the node's
