@@ -72,7 +72,8 @@ test: tools
 
 ## gpu-check: on a machine with an NVIDIA GPU, as root: gVisor installed by this tree's installer on a containerd 2.4
 ## node, the GPU pre-flight and proof, then nvidia-smi (and PyTorch where the machine has it) natively and in gVisor,
-## as a table (test/gpu); says so and stops on a machine without a GPU
+## as a table (test/gpu), the GPUs handed to the containers through a CDI spec; on a machine without a GPU it says so
+## and fails before building anything
 .PHONY: gpu-check
 gpu-check:
 	@hack/gpu-check.sh

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	cdispec "tags.cncf.io/container-device-interface/specs-go"
+
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/gpu"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
@@ -40,6 +42,10 @@ const (
 // nvidia-smi, the driver's libraries and glibc, and its Python with PyTorch, as the GPU operator's CDI spec mounts the
 // driver's files into a GPU container.
 var hostUserland = []string{"/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc", "/opt"}
+
+// gpuCDIDevice is what a workload container asks for over CRI, as the kubelet asks for the CDI devices of NVIDIA's
+// device plugin (DEVICE_LIST_STRATEGY=cdi-cri, the GPU operator's default with CDI) or of a DRA claim: every GPU.
+const gpuCDIDevice = "nvidia.com/gpu=all"
 
 // TestGPUCheck is the check. Steps, each a failure with its reason:
 //  1. the installer's pre-flight judges the machine's driver with the shipped runsc's table, and its GPU proof
@@ -71,8 +77,9 @@ func TestGPUCheck(t *testing.T) {
 	table := [][3]string{{"figure", "native (runc)", "gVisor (runsc)"},
 		{"driver, GPUs proven by the installer", "", fmt.Sprintf("%s, %d", res.GPU.Driver, res.GPU.GPUs)}}
 
-	native, nativeTime := workload(t, n, "", devices, "nvidia-smi", "-L")
-	inGVisor, gvisorTime := workload(t, n, sandbox.DefaultHandler, devices, "nvidia-smi", "-L")
+	testutil.Must(t, writeGPUSpec(n, devices))
+	native, nativeTime := workload(t, n, "", "nvidia-smi", "-L")
+	inGVisor, gvisorTime := workload(t, n, sandbox.DefaultHandler, "nvidia-smi", "-L")
 	if strings.TrimSpace(native) == "" || strings.TrimSpace(native) != strings.TrimSpace(inGVisor) {
 		t.Errorf("nvidia-smi -L natively:\n%s\nin gVisor:\n%s\nwant the same GPUs", native, inGVisor)
 	}
@@ -81,8 +88,8 @@ func TestGPUCheck(t *testing.T) {
 	if python, why := hostTorch(); python == "" {
 		t.Logf("the CUDA workload is nvidia-smi only: %s", why)
 	} else {
-		nativeOut, _ := workload(t, n, "", devices, python, "-c", torchScript)
-		gvisorOut, _ := workload(t, n, sandbox.DefaultHandler, devices, python, "-c", torchScript)
+		nativeOut, _ := workload(t, n, "", python, "-c", torchScript)
+		gvisorOut, _ := workload(t, n, sandbox.DefaultHandler, python, "-c", torchScript)
 		for _, line := range []string{"bf16 8192^3 matmul, TFLOP/s", "host-to-device copy, 1 GiB pinned, GB/s"} {
 			table = append(table, [3]string{line, figure(nativeOut, line), figure(gvisorOut, line)})
 		}
@@ -132,24 +139,37 @@ func gpuOptions(t *testing.T, n *nodetest.Node) installer.Options {
 	}
 }
 
-// workload runs cmd in a one-shot container of runtime handler handler ("" runc) over the pause image with the
-// machine's userland and GPU devices, and returns its output and how long the run took.
-func workload(t *testing.T, n *nodetest.Node, handler string, devices []string, cmd ...string) (string, time.Duration) {
-	t.Helper()
-	var mounts []string
+// writeGPUSpec writes the node's CDI spec for the machine's GPUs (devices, from gpu.Devices) in the shape NVIDIA's
+// toolkit (`nvidia-ctk cdi generate`, the GPU operator) gives it: device "all" with the device nodes and the
+// driver capabilities a GPU container gets, and for every device of the kind the driver's userland bind-mounted
+// read-only (here the machine's, hostUserland, where the toolkit lists the driver's files one by one).
+func writeGPUSpec(n *nodetest.Node, devices []string) error {
+	all := cdispec.ContainerEdits{Env: []string{"NVIDIA_DRIVER_CAPABILITIES=compute,utility"}}
+	for _, d := range devices {
+		all.DeviceNodes = append(all.DeviceNodes, &cdispec.DeviceNode{Path: d})
+	}
+	spec := &cdispec.Spec{Version: "0.5.0", Kind: "nvidia.com/gpu", Devices: []cdispec.Device{{Name: "all", ContainerEdits: all}}}
 	for _, d := range hostUserland {
 		if _, err := os.Stat(d); err == nil {
-			mounts = append(mounts, d)
+			spec.ContainerEdits.Mounts = append(spec.ContainerEdits.Mounts, &cdispec.Mount{
+				HostPath: d, ContainerPath: d, Options: []string{"ro", "nosuid", "nodev", "rbind"}})
 		}
 	}
+	return n.WriteCDISpec("nvidia", spec)
+}
+
+// workload runs cmd in a one-shot container of runtime handler handler ("" runc) over the pause image, with the
+// GPUs and the machine's userland from the node's CDI spec (writeGPUSpec), and returns its output and how long the
+// run took.
+func workload(t *testing.T, n *nodetest.Node, handler string, cmd ...string) (string, time.Duration) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), workloadTimeout)
 	defer cancel()
 	start := time.Now()
 	out, err := sandbox.OneShot{
 		Socket: n.Socket(), Image: nodetest.PauseImage, Command: cmd, Handler: handler,
-		Devices: devices, WritableDevices: true, Mounts: mounts, Timeout: workloadTimeout, WritableRoot: true,
-		Env: []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/",
-			"NVIDIA_DRIVER_CAPABILITIES=compute,utility"},
+		CDIDevices: []string{gpuCDIDevice}, Timeout: workloadTimeout, WritableRoot: true,
+		Env:          []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/"},
 		CgroupParent: n.CgroupParent() + "/gpu-workload", Purpose: "GPU check workload",
 	}.Run(ctx)
 	took := time.Since(start)

@@ -19,8 +19,10 @@ import (
 )
 
 // TestWorkloadRunsTheMachinesPrograms is the GPU check's workload path short of a GPU, in `make test`: a one-shot
-// container over the pause image with the machine's userland mounted runs the machine's own programs, natively
-// (runc: the machine's kernel) and in gVisor (gVisor's kernel), with the check's environment and a writable root.
+// container over the pause image that asks for the CDI device of the check's spec (writeGPUSpec, with no device
+// nodes here) gets the machine's userland and the driver capabilities from containerd's CDI injection and runs the
+// machine's own programs, natively (runc: the machine's kernel) and in gVisor (gVisor's kernel), with a writable
+// root.
 func TestWorkloadRunsTheMachinesPrograms(t *testing.T) {
 	n := newNode(t)
 	release := filepath.Join(t.TempDir(), "gvisor")
@@ -33,9 +35,10 @@ func TestWorkloadRunsTheMachinesPrograms(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	testutil.Must(t, writeGPUSpec(n, nil))
 	const script = `uname -r; echo "home=$HOME caps=$NVIDIA_DRIVER_CAPABILITIES"; touch /written && echo writable`
-	native, _ := workload(t, n, "", nil, "sh", "-c", script)
-	inGVisor, _ := workload(t, n, sandbox.DefaultHandler, nil, "sh", "-c", script)
+	native, _ := workload(t, n, "", "sh", "-c", script)
+	inGVisor, _ := workload(t, n, sandbox.DefaultHandler, "sh", "-c", script)
 	for name, out := range map[string]string{"runc": native, "gVisor": inGVisor} {
 		if !strings.Contains(out, "home=/ caps=compute,utility\n") || !strings.Contains(out, "writable\n") {
 			t.Errorf("in %s: %q, want the check's environment and a writable root", name, out)
