@@ -230,6 +230,9 @@ func (p prove) run(ctx context.Context) (verdict string, err error) {
 	if err != nil {
 		p.log.Error("gVisor sandbox did not start", "step", "prove-sandbox", "containerd", on, "error", err.Error())
 		verdict = "gVisor sandbox did not start" + on + ": " + err.Error()
+		if diagnosis := gpu.DriverChanged(err); diagnosis != "" {
+			verdict = diagnosis + "; " + verdict // the installer's own diagnosis first, as install's lines have it
+		}
 		return verdict, errors.New(verdict)
 	}
 	p.log.Info("gVisor sandbox proven", "step", "prove-sandbox", "handler", proof.Handler, "runtime_type", proof.RuntimeType,

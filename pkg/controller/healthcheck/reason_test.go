@@ -51,6 +51,19 @@ func TestBoundKeepsTheDecisivePart(t *testing.T) {
 				"gVisor sandbox did not start on containerd 2.4.2: " + criError + "; runsc: panic: error initializing vCPU; gvisor-installer v0.1.0-dev install failed",
 			want: []string{"with its previous runsc flags", "runsc: panic: error initializing vCPU"},
 		},
+		"NVIDIA driver changed, re-proof of the idle container": {
+			// A real node's line (cmd/gvisor-installer TestReproveNamesAChangedDriver): runsc refuses the driver.
+			reason: "Error: gVisor sandbox proof failed: the node's NVIDIA driver changed since the install turned nvproxy on " +
+				"(upgraded or unloaded): run a driver the shipped runsc supports, or recreate this node's installation pod to judge " +
+				"the new one; gVisor sandbox did not start on containerd 2.4.2: " +
+				`starting a pod sandbox with runtime handler "runsc" over /host/run/containerd/containerd.sock: rpc error: code = Unknown ` +
+				`desc = failed to start sandbox "deac6143dec530072381b6f09de29725cfa7a01923b4b5c96d8bc633256d7b20": failed to create ` +
+				"containerd task: failed to create shim task: OCI runtime create failed: creating container: cannot create sandbox: " +
+				"cannot read client sync file: waiting for sandbox to start: EOF; runsc: creating loader: registering filesystems: " +
+				"registering nvproxy driver: unsupported Nvidia driver version: 535.104.05; gvisor-installer v0.1.0 prove failed; gvisor-idle reprove",
+			want: []string{"the node's NVIDIA driver changed since the install turned nvproxy on (upgraded or unloaded): run a driver " +
+				"the shipped runsc supports, or recreate this node's installation pod to judge the new one", "unsupported Nvidia driver version: 535.104.05"},
+		},
 		"one long wrapped error": {
 			reason: "Error: gVisor sandbox did not start on containerd 2.4.2: " + criError,
 			want:   []string{"Error: gVisor sandbox did not start", "no such file or directory)", cutMark},
