@@ -65,7 +65,8 @@ tool-node-agent:
 tool-network-policies:
 	@hack/tools/network-policies.sh >/dev/null
 
-## test: install the tools, then run every test (unit, snapshot, helm CLI, real containerd, real control plane)
+## test: install the tools, then run every test in timed phases (hack/phases.sh): static checks; the tests that start
+## no real node; the real-node packages (containerd, the kubelet, real gVisor pods); the QEMU node's tests alone
 .PHONY: test
 test: tools
 	@hack/test.sh
@@ -131,7 +132,8 @@ fuzz-installer:
 ## demo: the main job on an embedded default: a local control plane, our controller, example/ applied, results printed
 ## (MODE=osc: the OperatingSystemConfig delivery mode, the demo pool's OSC as the webhook mutates it)
 .PHONY: demo
-demo: build
+demo:
+	@$(MAKE) --no-print-directory build BINARIES=gardener-extension-runtime-gvisor
 	@hack/demo.sh $(if $(MODE),--mode $(MODE))
 
 ## start: run the controller against the seed in ./dev/kubeconfig
@@ -159,9 +161,15 @@ images:
 push-images:
 	@go run ./hack/images push -version "$(VERSION)" $(if $(REGISTRY),-registry "$(REGISTRY)")
 
-## check: gofmt, go vet and golangci-lint (.golangci.yaml), as `make test` runs them first
+## check: the fast tier, for every change: the static checks and every test that starts no real node (unit, render
+## goldens, helm, envtest's control plane, gardener-apiserver), as the first two phases of `make test` run them
 .PHONY: check
-check: tool-golangci-lint
+check:
+	@hack/check.sh
+
+## lint: gofmt, go vet and golangci-lint (.golangci.yaml) alone, as `make test` and `make check` run them first
+.PHONY: lint
+lint: tool-golangci-lint
 	@hack/lint.sh
 
 .PHONY: help

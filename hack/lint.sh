@@ -2,7 +2,7 @@
 # SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
 # SPDX-License-Identifier: Apache-2.0
 # gofmt, go vet and golangci-lint with .golangci.yaml (Gardener's linter set, funlen 60 for non-test code, the
-# SPDX header): the static checks `make test` runs before the tests, and `make check` alone.
+# SPDX header): the static checks `make test` and `make check` run before the tests, and `make lint` alone.
 set -euo pipefail
 source "$(dirname "$0")/tools/lib.sh"
 cd "$REPO_ROOT"

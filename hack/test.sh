@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
 # SPDX-License-Identifier: Apache-2.0
-# Runs every test with the real components installed by `make tools`.
+# Runs every test with the real components installed by `make tools`, in timed phases (hack/phases.sh): the static
+# checks, the tests that start no real node (they fail in minutes), the real-node packages, then the VM node's tests
+# with nothing else running beside the guest. The first failing phase ends the run; the summary names each phase's
+# wall time either way.
 # REQUIRE_REAL_COMPONENTS=1 turns a test's "component not installed, skipping" into a failure,
 # so CI can never pass by skipping.
 set -euo pipefail
 source "$(dirname "$0")/tools/env.sh"
+source "$(dirname "$0")/phases.sh"
 cd "$REPO_ROOT"
 
 export REQUIRE_REAL_COMPONENTS=1
@@ -17,13 +21,19 @@ log "GVISOR_TEST_GVISOR_DIR=$GVISOR_TEST_GVISOR_DIR"
 log "GVISOR_TEST_DBUS_DAEMON=$GVISOR_TEST_DBUS_DAEMON"
 log "GVISOR_TEST_NODE=$GVISOR_TEST_NODE"
 
-"$REPO_ROOT/hack/lint.sh"
-# The per-package bound: test/e2e, the longest package (the VM node's two tests under TCG), takes about 28 minutes
-# on an otherwise idle 2-core machine; 50 leaves room for a loaded one without letting a hung test run past the
-# whole job's hour.
-go test -count=1 -timeout 50m ./...
-# cmd/gvisor-metric-server and cmd/gvisor-gpu-check are their own modules (gVisor's dependency versions): their
-# tests run on their own.
-for m in cmd/gvisor-metric-server cmd/gvisor-gpu-check; do
-  (cd "$m" && go test -count=1 -timeout 5m ./...)
-done
+trap phase_summary EXIT
+phase_packages
+
+# The per-package bounds are each phase's longest package on a loaded 2-core machine, with room to spare, so that a
+# hung test ends within CI's 90 minutes (BENCHMARKS.md "Test suite" has the measured times).
+phase static "$REPO_ROOT/hack/lint.sh"
+phase fast fast_phase
+node() {
+  # The VM packages' other tests start real nodes: they run here, without the VM tests, test/e2e (the longest) first.
+  GVISOR_TEST_PHASE=node go test -count=1 -timeout 40m -skip "$(vm_tests "${VM_PKGS[@]}")" "${VM_PKGS[@]}" "${NODE_PKGS[@]}"
+}
+phase node node
+vm() {
+  GVISOR_TEST_PHASE=vm go test -count=1 -p 1 -timeout 40m -run "$(vm_tests "${VM_PKGS[@]}")" "${VM_PKGS[@]}"
+}
+phase vm vm
