@@ -41,7 +41,7 @@ const enforcementWait = 3 * time.Minute
 func (g *gardenersNode) tenantsRefused(ctx context.Context, t *testing.T) {
 	t.Helper()
 	c := g.seed.Client()
-	server, err := e2e.InstallationPod(ctx, c, g.shoot.Worker.Name, vmNodeName, time.Minute, withMetricServer)
+	server, err := e2e.InstallationPod(ctx, c, g.shoot.Worker.Name, vmNodeName, g.vm.Bound(time.Minute), withMetricServer)
 	testutil.Must(t, err)
 	url := fmt.Sprintf("%s:%d", server.Status.PodIP, render.MetricServerPort)
 	shoot, err := g.shoot.GardenerShoot()
@@ -64,7 +64,7 @@ sleep 2; done`, server.Status.PodIP, render.MetricServerPort)}
 	vpnPod := probe("kube-system", "vpn-shoot-stand-in", vpn.PodLabels, nil)
 	tenant := probe(tenantNamespace.Name, "tenant-gvisor", nil, new("gvisor"))
 	for _, p := range []*corev1.Pod{vpnPod, tenant} {
-		_, err := e2e.RunPod(ctx, g.seed, p, "reached", 5*time.Minute)
+		_, err := e2e.RunPod(ctx, g.seed, p, "reached", g.vm.Bound(5*time.Minute))
 		testutil.Must(t, err)
 	}
 	defer func() {
@@ -78,7 +78,7 @@ sleep 2; done`, server.Status.PodIP, render.MetricServerPort)}
 
 	cs, err := kubernetes.NewForConfig(g.seed.RESTConfig())
 	testutil.Must(t, err)
-	err = e2e.Poll(ctx, enforcementWait, 2*time.Second, "the tenant's gVisor pod refused and Gardener's VPN let in", func() error {
+	err = e2e.Poll(ctx, g.vm.Bound(enforcementWait), 2*time.Second, "the tenant's gVisor pod refused and Gardener's VPN let in", func() error {
 		for _, want := range []struct {
 			pod     *corev1.Pod
 			outcome string

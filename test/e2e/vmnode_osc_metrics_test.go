@@ -54,7 +54,7 @@ func (o *oscModeNode) metricServerOnlyForTheShoot(ctx context.Context, t *testin
 		}
 	}
 	var scrape string
-	err := e2e.Poll(ctx, time.Minute, 2*time.Second, "the metric server answering the node with the gVisor pod's sandbox", func() error {
+	err := e2e.Poll(ctx, o.vm.Bound(time.Minute), 2*time.Second, "the metric server answering the node with the gVisor pod's sandbox", func() error {
 		out, err := o.vm.Run(ctx, fmt.Sprintf(`exec 3<>/dev/tcp/127.0.0.1/%d
 printf 'GET /metrics HTTP/1.0\r\nHost: node\r\n\r\n' >&3
 cat <&3 | grep '^runsc_sandbox_memory_usage_bytes' || true`, render.MetricServerPort))

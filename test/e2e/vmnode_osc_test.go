@@ -82,7 +82,7 @@ func TestOSCModeOnGardenersNode(t *testing.T) {
 	t.Logf("gardener-node-agent started to the sandbox proof passed: %.1fs", time.Since(tAgent).Seconds())
 	o.join(ctx, t)
 	o.applied(ctx, t)
-	cr, err := e2e.WaitConditions(ctx, o.seed.Client(), client.ObjectKeyFromObject(o.shoot.ContainerRuntime), 3*time.Minute, healthy)
+	cr, err := e2e.WaitConditions(ctx, o.seed.Client(), client.ObjectKeyFromObject(o.shoot.ContainerRuntime), o.vm.Bound(3*time.Minute), healthy)
 	testutil.Must(t, err)
 	t.Logf("conditions: %v", cr.Status.Conditions)
 	app := o.firstGVisorPod(ctx, t, t0)
@@ -116,7 +116,7 @@ func (o *oscModeNode) proofFailureReported(ctx context.Context, t *testing.T) {
 		}
 	}
 	o.run(ctx, t, "mv /root/runsc.staged "+staged+"; systemctl start "+oscwebhook.ProofUnitName)
-	_, err := e2e.WaitConditions(ctx, o.seed.Client(), key, 4*time.Minute, healthy)
+	_, err := e2e.WaitConditions(ctx, o.seed.Client(), key, o.vm.Bound(4*time.Minute), healthy)
 	testutil.Must(t, err)
 }
 
@@ -208,7 +208,7 @@ func (o *oscModeNode) poolSecret(ctx context.Context, t *testing.T) *corev1.Secr
 	// The controller registers the webhook as it starts: an OSC written before that is mutated at its next write,
 	// as gardenlet's next reconcile would.
 	touches := 0
-	err := e2e.Poll(ctx, 2*time.Minute, 2*time.Second, "the extension's webhook to add gVisor to the pool's OSC", func() error {
+	err := e2e.Poll(ctx, o.vm.Bound(2*time.Minute), 2*time.Second, "the extension's webhook to add gVisor to the pool's OSC", func() error {
 		if err := seed.Get(ctx, client.ObjectKeyFromObject(osc), osc); err != nil {
 			return err
 		}
@@ -264,7 +264,7 @@ func (o *oscModeNode) removeGVisor(ctx context.Context, t *testing.T, app *corev
 	// The shoot owner's gVisor pods go first: the removal keeps a release that a running sandbox still uses (that
 	// sandbox must still be stopped by its runsc), so only a node without gVisor pods is left with nothing.
 	testutil.Must(t, client.IgnoreNotFound(seed.Delete(ctx, app)))
-	err := e2e.Poll(ctx, 3*time.Minute, 2*time.Second, "the gVisor pod and its sandbox to be gone", func() error {
+	err := e2e.Poll(ctx, o.vm.Bound(3*time.Minute), 2*time.Second, "the gVisor pod and its sandbox to be gone", func() error {
 		if err := seed.Get(ctx, client.ObjectKeyFromObject(app), &corev1.Pod{}); !apierrors.IsNotFound(err) {
 			return fmt.Errorf("pod %s still there (%v)", app.Name, err)
 		}
@@ -289,14 +289,14 @@ func (o *oscModeNode) removeGVisor(ctx context.Context, t *testing.T, app *corev
 	testutil.Must(t, seed.Get(ctx, client.ObjectKeyFromObject(o.shoot.Cluster), cluster))
 	cluster.Spec.Shoot.Raw = raw
 	testutil.Must(t, seed.Update(ctx, cluster))
-	testutil.Must(t, e2e.DeleteContainerRuntime(ctx, o.seed, client.ObjectKeyFromObject(o.shoot.ContainerRuntime), 3*time.Minute))
+	testutil.Must(t, e2e.DeleteContainerRuntime(ctx, o.seed, client.ObjectKeyFromObject(o.shoot.ContainerRuntime), o.vm.Bound(3*time.Minute)))
 
 	oscs := o.gardenletOSCs(t)
 	if oscs.SecretName != o.secret.Name {
 		t.Fatalf("gardenlet's key of the pool changed without gVisor (%s, was %s): its nodes would be replaced, not changed", oscs.SecretName, o.secret.Name)
 	}
 	osc := &extensionsv1alpha1.OperatingSystemConfig{}
-	err = e2e.Poll(ctx, 2*time.Minute, 2*time.Second, "the extension's webhook to put the remove entry into the pool's OSC", func() error {
+	err = e2e.Poll(ctx, o.vm.Bound(2*time.Minute), 2*time.Second, "the extension's webhook to put the remove entry into the pool's OSC", func() error {
 		if err := seed.Get(ctx, client.ObjectKeyFromObject(oscs.Reconcile), osc); err != nil {
 			return err
 		}
@@ -333,7 +333,7 @@ for u in gvisor-sandbox-proof.service gvisor-sandbox-proof.timer gvisor-release.
 	}
 	runc := e2e.ShootOwnerPod("default", "runc-app", nil)
 	runc.Spec.NodeName = vmNodeName
-	if _, err := e2e.RunPod(ctx, o.seed, runc, "Linux version", 3*time.Minute); err != nil {
+	if _, err := e2e.RunPod(ctx, o.seed, runc, "Linux version", o.vm.Bound(3*time.Minute)); err != nil {
 		t.Errorf("a runc pod on the node after gVisor left it: %v", err)
 	}
 }
@@ -397,7 +397,7 @@ func (o *oscModeNode) proofResult(ctx context.Context, t *testing.T) (result str
 func (o *oscModeNode) waitProof(ctx context.Context, t *testing.T) {
 	t.Helper()
 	var result string
-	err := e2e.Poll(ctx, 8*time.Minute, 2*time.Second, "the sandbox-proof unit to run", func() error {
+	err := e2e.Poll(ctx, o.vm.Bound(8*time.Minute), 2*time.Second, "the sandbox-proof unit to run", func() error {
 		var ended bool
 		if result, ended = o.proofResult(ctx, t); !ended {
 			return fmt.Errorf("%s has not ended a run since the boot", oscwebhook.ProofUnitName)
@@ -449,7 +449,7 @@ func (o *oscModeNode) join(ctx context.Context, t *testing.T) {
 func (o *oscModeNode) applied(ctx context.Context, t *testing.T) {
 	t.Helper()
 	want := o.secret.Annotations[nodeagentconfigv1alpha1.AnnotationKeyChecksumDownloadedOperatingSystemConfig]
-	err := e2e.Poll(ctx, 4*time.Minute, 2*time.Second, "node-agent to report the OSC applied on Node "+vmNodeName, func() error {
+	err := e2e.Poll(ctx, o.vm.Bound(4*time.Minute), 2*time.Second, "node-agent to report the OSC applied on Node "+vmNodeName, func() error {
 		var node corev1.Node
 		if err := o.seed.Client().Get(ctx, client.ObjectKey{Name: vmNodeName}, &node); err != nil {
 			return err

@@ -175,7 +175,7 @@ func routeToGuest(ctx context.Context, t *testing.T, seed *kubenode.Node) {
 func (g *gardenersNode) waitNodeReady(ctx context.Context, t *testing.T) {
 	t.Helper()
 	t0 := time.Now()
-	err := e2e.Poll(ctx, 5*time.Minute, time.Second, "Node "+vmNodeName+" Ready", func() error {
+	err := e2e.Poll(ctx, g.vm.Bound(5*time.Minute), time.Second, "Node "+vmNodeName+" Ready", func() error {
 		var node corev1.Node
 		if err := g.seed.Client().Get(ctx, client.ObjectKey{Name: vmNodeName}, &node); err != nil {
 			return err
@@ -269,7 +269,7 @@ func (g *gardenersNode) refused(ctx context.Context, t *testing.T) {
 	t.Helper()
 	invocation := g.run(ctx, t, "systemctl show -p InvocationID --value containerd")
 	key := client.ObjectKeyFromObject(g.shoot.ContainerRuntime)
-	cr, err := e2e.WaitConditions(ctx, g.seed.Client(), key, 8*time.Minute, map[gardencorev1beta1.ConditionType]gardencorev1beta1.ConditionStatus{
+	cr, err := e2e.WaitConditions(ctx, g.seed.Client(), key, g.vm.Bound(8*time.Minute), map[gardencorev1beta1.ConditionType]gardencorev1beta1.ConditionStatus{
 		"EveryNodeReady": gardencorev1beta1.ConditionFalse,
 	})
 	testutil.Must(t, err)
@@ -312,7 +312,7 @@ func (g *gardenersNode) install(ctx context.Context, t *testing.T) {
 	t.Helper()
 	invocation := g.run(ctx, t, "systemctl show -p InvocationID --value containerd")
 	pool := g.shoot.ContainerRuntime.Spec.WorkerPool.Name
-	pod, err := e2e.InstallationPod(ctx, g.seed.Client(), pool, vmNodeName, 8*time.Minute, e2e.PodReady)
+	pod, err := e2e.InstallationPod(ctx, g.seed.Client(), pool, vmNodeName, g.vm.Bound(8*time.Minute), e2e.PodReady)
 	if err != nil {
 		t.Fatalf("%v\n--- containerd ---\n%s", err, g.vm.Journal(ctx, "containerd", 30))
 	}
@@ -323,7 +323,7 @@ func (g *gardenersNode) install(ctx context.Context, t *testing.T) {
 	if v := g.node(ctx, t).Labels[nodelabel.Key]; v != nodelabel.Value {
 		t.Errorf("the installer did not set the readiness gate's label on the node: %s=%q, want %q", nodelabel.Key, v, nodelabel.Value)
 	}
-	cr, err := e2e.WaitConditions(ctx, g.seed.Client(), client.ObjectKeyFromObject(g.shoot.ContainerRuntime), 3*time.Minute, healthy)
+	cr, err := e2e.WaitConditions(ctx, g.seed.Client(), client.ObjectKeyFromObject(g.shoot.ContainerRuntime), g.vm.Bound(3*time.Minute), healthy)
 	testutil.Must(t, err)
 	t.Logf("conditions: %v", cr.Status.Conditions)
 }
@@ -333,7 +333,7 @@ func (g *gardenersNode) install(ctx context.Context, t *testing.T) {
 func (g *gardenersNode) firstGVisorPod(ctx context.Context, t *testing.T, t0 time.Time) *corev1.Pod {
 	t.Helper()
 	app := gvisorPodOnVM("gvisor-app")
-	logs, err := e2e.RunPod(ctx, g.seed, app, e2e.GVisorKernelLine, 5*time.Minute)
+	logs, err := e2e.RunPod(ctx, g.seed, app, e2e.GVisorKernelLine, g.vm.Bound(5*time.Minute))
 	testutil.Must(t, err)
 	t.Logf("empty VM node to a running gVisor pod: %.1fs; the pod's log: %s", time.Since(t0).Seconds(), strings.SplitN(logs, "\n", 2)[0])
 	return app
@@ -371,7 +371,7 @@ func (g *gardenersNode) memoryLimitHolds(ctx context.Context, t *testing.T) {
 	hog.Spec.Containers[0].Command = []string{"sh", "-c", "dd if=/dev/zero of=/dev/null bs=200M count=1; echo survived; sleep 86400"}
 	testutil.Must(t, g.seed.Client().Create(ctx, hog))
 	var terminated *corev1.ContainerStateTerminated
-	err := e2e.Poll(ctx, 3*time.Minute, time.Second, "the memory hog terminated", func() error {
+	err := e2e.Poll(ctx, g.vm.Bound(3*time.Minute), time.Second, "the memory hog terminated", func() error {
 		if err := g.seed.Client().Get(ctx, client.ObjectKeyFromObject(hog), hog); err != nil {
 			return err
 		}
@@ -398,7 +398,7 @@ func (g *gardenersNode) cpuLimitHolds(ctx context.Context, t *testing.T) {
 	t.Helper()
 	spin := gvisorPodOnVM("gvisor-cpu-spin")
 	spin.Spec.Containers[0].Command = []string{"sh", "-c", "while :; do :; done"}
-	if _, err := e2e.RunPod(ctx, g.seed, spin, "", 5*time.Minute); err != nil {
+	if _, err := e2e.RunPod(ctx, g.seed, spin, "", g.vm.Bound(5*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	testutil.Must(t, g.seed.Client().Get(ctx, client.ObjectKeyFromObject(spin), spin))
@@ -434,7 +434,7 @@ find /etc/containerd /var/bin/containerruntimes -name '.*.gvisor-installer-*'`
 func (g *gardenersNode) reboot(ctx context.Context, t *testing.T, app *corev1.Pod) {
 	t.Helper()
 	g.rebootKeeps(ctx, t, app, nodeState, "the installer", func() {
-		pod, err := e2e.InstallationPod(ctx, g.seed.Client(), g.shoot.ContainerRuntime.Spec.WorkerPool.Name, vmNodeName, 5*time.Minute, e2e.PodReady)
+		pod, err := e2e.InstallationPod(ctx, g.seed.Client(), g.shoot.ContainerRuntime.Spec.WorkerPool.Name, vmNodeName, g.vm.Bound(5*time.Minute), e2e.PodReady)
 		testutil.Must(t, err)
 		t.Logf("the installer after the reboot: %s", pod.Status.InitContainerStatuses[0].State.Terminated.Message)
 	})
@@ -451,7 +451,7 @@ func (g *gardenersNode) rebootKeeps(ctx context.Context, t *testing.T, app *core
 	container := app.Status.ContainerStatuses[0].ContainerID
 	t0 := time.Now()
 	testutil.Must(t, g.vm.Reboot(ctx))
-	err := e2e.Poll(ctx, 5*time.Minute, time.Second, "the gVisor pod running again after the reboot", func() error {
+	err := e2e.Poll(ctx, g.vm.Bound(5*time.Minute), time.Second, "the gVisor pod running again after the reboot", func() error {
 		if err := g.seed.Client().Get(ctx, client.ObjectKeyFromObject(app), app); err != nil {
 			return err
 		}
@@ -463,7 +463,7 @@ func (g *gardenersNode) rebootKeeps(ctx context.Context, t *testing.T, app *core
 		return fmt.Errorf("%+v", app.Status.ContainerStatuses)
 	})
 	testutil.Must(t, err)
-	logs, err := e2e.WaitPodLog(ctx, g.seed, app, e2e.GVisorKernelLine, time.Minute)
+	logs, err := e2e.WaitPodLog(ctx, g.seed, app, e2e.GVisorKernelLine, g.vm.Bound(time.Minute))
 	testutil.Must(t, err)
 	t.Logf("reboot to the gVisor pod running again: %.1fs (the boot: %.1fs); its log: %s", time.Since(t0).Seconds(),
 		g.vm.BootTime().Seconds(), strings.SplitN(logs, "\n", 2)[0])
@@ -500,7 +500,7 @@ func (g *gardenersNode) brokenRelease(ctx context.Context, t *testing.T, app *co
 		t.Errorf("the gVisor pod's container changed with the broken release: %s, then %s", before, after)
 	}
 	late := gvisorPodOnVM("gvisor-late")
-	if _, err := e2e.RunPod(ctx, g.seed, late, e2e.GVisorKernelLine, 5*time.Minute); err != nil {
+	if _, err := e2e.RunPod(ctx, g.seed, late, e2e.GVisorKernelLine, g.vm.Bound(5*time.Minute)); err != nil {
 		t.Errorf("a new gVisor pod on the node that fell back to its last proven release: %v", err)
 	}
 	testutil.Must(t, g.seed.Client().Delete(ctx, late))
@@ -511,7 +511,7 @@ func (g *gardenersNode) brokenRelease(ctx context.Context, t *testing.T, app *co
 func (g *gardenersNode) uninstall(ctx context.Context, t *testing.T, app *corev1.Pod) {
 	t.Helper()
 	testutil.Must(t, g.seed.Client().Delete(ctx, app))
-	err := e2e.DeleteContainerRuntime(ctx, g.seed, client.ObjectKeyFromObject(g.shoot.ContainerRuntime), 6*time.Minute)
+	err := e2e.DeleteContainerRuntime(ctx, g.seed, client.ObjectKeyFromObject(g.shoot.ContainerRuntime), g.vm.Bound(6*time.Minute))
 	if err != nil {
 		t.Fatalf("%v\n--- VM kubelet ---\n%s", err, g.vm.Journal(ctx, "kubelet", 20))
 	}
@@ -534,7 +534,7 @@ func (g *gardenersNode) usageSeen(ctx context.Context, t *testing.T, pod *corev1
 	cs, err := kubernetes.NewForConfig(g.seed.RESTConfig())
 	testutil.Must(t, err)
 	var seen []string
-	err = e2e.Poll(ctx, usageSampleWait, 5*time.Second, "the gVisor pod's usage in containerd's stats and the kubelet's resource metrics", func() error {
+	err = e2e.Poll(ctx, g.vm.Bound(usageSampleWait), 5*time.Second, "the gVisor pod's usage in containerd's stats and the kubelet's resource metrics", func() error {
 		raw, err := g.vm.Run(ctx, "crictl statsp -o json --id $(crictl pods -q --name "+pod.Name+")")
 		if err != nil {
 			return err
@@ -585,10 +585,10 @@ func (g *gardenersNode) sandboxMetricsWithinSlice(ctx context.Context, t *testin
 	pod := gvisorPodOnVM("gvisor-tmpfs")
 	pod.Spec.Containers[0].Resources.Limits[corev1.ResourceMemory] = resource.MustParse("256Mi")
 	pod.Spec.Containers[0].Command = []string{"sh", "-c", "dd if=/dev/zero of=/dev/shm/fill bs=1M count=40 && echo filled && exec sleep 86400"}
-	_, err := e2e.RunPod(ctx, g.seed, pod, "filled", 5*time.Minute)
+	_, err := e2e.RunPod(ctx, g.seed, pod, "filled", g.vm.Bound(5*time.Minute))
 	testutil.Must(t, err)
 	testutil.Must(t, g.seed.Client().Get(ctx, client.ObjectKeyFromObject(pod), pod))
-	server, err := e2e.InstallationPod(ctx, g.seed.Client(), g.shoot.ContainerRuntime.Spec.WorkerPool.Name, vmNodeName, time.Minute, withMetricServer)
+	server, err := e2e.InstallationPod(ctx, g.seed.Client(), g.shoot.ContainerRuntime.Spec.WorkerPool.Name, vmNodeName, g.vm.Bound(time.Minute), withMetricServer)
 	testutil.Must(t, err)
 	dir := "/sys/fs/cgroup/kubepods.slice/" + podSlice(pod)
 	// The node asks its metric server as Prometheus does (plain http, bash's /dev/tcp: the node has no curl).

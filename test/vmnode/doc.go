@@ -26,6 +26,14 @@
 // the directory: a run leaves no QEMU process, no overlay and no forwarded port behind. One node runs on a machine
 // at a time (a machine-wide lock from Boot to Stop): two emulated nodes on 2 cores starve each other's boots.
 //
+// # Saved boots
+//
+// Boot does not boot the kernel each time: the first Boot of a configuration (disk, kernel command line, machine
+// size, QEMU's version) boots it cold, then saves the booted guest (QEMU's migration stream of the stopped machine and
+// the overlay as the boot left it) beside the disk, and every node of that configuration, in this run and later
+// ones, starts from it in seconds on an overlay of its own (snapshot.go). A restored guest gets the machine's clock,
+// fresh randomness and its share; a reboot boots its kernel, so the boot path is still what the reboot tests prove.
+//
 // # Reaching the node
 //
 // QEMU's user-mode network gives the guest 10.0.2.15 and lets it reach the host's loopback as 10.0.2.2; the host

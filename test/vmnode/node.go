@@ -83,6 +83,12 @@ type Node struct {
 	boots       int
 	bootTime    time.Duration
 	policy      startPolicy
+	// incoming is the saved machine state QEMU's next start restores (snapshot.go); empty: QEMU boots the kernel.
+	incoming string
+	// restored: the running guest was restored from a saved boot, not booted (a reboot boots).
+	restored bool
+	// pace is the guest's measured slowness against the reference (pace.go).
+	pace float64
 	// qemuStarts counts QEMU's starts (every boot's, restarts included).
 	qemuStarts int
 	// unlock releases the machine lock (lockMachine) the node holds while it runs.
@@ -90,19 +96,25 @@ type Node struct {
 }
 
 // Boot waits until no other VM node runs on the machine (machineLockName says why), starts a node on a fresh
-// overlay of cfg.Disk and waits until its sshd answers. On error everything started is stopped.
+// overlay of cfg.Disk from the saved boot of its configuration (snapshot.go; made by a cold boot where there is
+// none) and waits until its sshd answers. On error everything started is stopped.
 func Boot(ctx context.Context, cfg Config) (*Node, error) {
-	return bootWith(ctx, cfg, startPolicy{silentLimit: silentBootLimit})
+	return bootWith(ctx, cfg, startPolicy{silentLimit: silentBootLimit, saved: true})
 }
 
-// startPolicy is how Boot starts QEMU: the silent guest's limit, and (for the harness's own test) how many starts
-// run with the guest paused (QEMU's -S: a guest that never runs its kernel, as a stalled emulation).
+// startPolicy is how Boot starts QEMU: the silent guest's limit, whether it starts from a saved boot, and (for the
+// harness's own test) how many starts run with the guest paused (QEMU's -S: a guest that never runs its kernel, as
+// a stalled emulation; such starts always boot the kernel).
 type startPolicy struct {
 	silentLimit time.Duration
+	saved       bool
 	paused      int
 }
 
 func bootWith(ctx context.Context, cfg Config, policy startPolicy) (_ *Node, err error) {
+	if err := checkPhase(); err != nil {
+		return nil, err
+	}
 	if cfg.CPUs == 0 {
 		cfg.CPUs = 2
 	}
@@ -138,12 +150,12 @@ func bootWith(ctx context.Context, cfg Config, policy startPolicy) (_ *Node, err
 	n.overlay = filepath.Join(n.work, "overlay.qcow2")
 	n.console = filepath.Join(n.work, "console.log")
 	t0 := time.Now()
-	out, err := exec.CommandContext(ctx, "qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b",
-		filepath.Join(cfg.Disk, "disk.img"), n.overlay).CombinedOutput()
-	if err != nil {
-		return nil, fmt.Errorf("qemu-img create of the overlay: %w: %s", err, out)
+	if policy.saved && policy.paused == 0 {
+		err = n.bootSaved(ctx)
+	} else if err = n.newOverlay(filepath.Join(cfg.Disk, "disk.img"), "raw"); err == nil {
+		err = n.boot(ctx)
 	}
-	if err := n.boot(ctx); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	n.logf("booted (%s) in %.1fs", n.cgroupName(), time.Since(t0).Seconds())
@@ -175,8 +187,11 @@ func (n *Node) Footprint() (pid int, dir string, sshPort int) {
 	return pid, n.work, n.sshPort
 }
 
-// Boots counts the node's boots (the first included).
+// Boots counts the node's boots (the first included; a restored saved boot counts as one).
 func (n *Node) Boots() int { return n.boots }
+
+// Restored tells whether the running guest was restored from a saved boot rather than booted from its kernel.
+func (n *Node) Restored() bool { return n.restored }
 
 // Reboot reboots the node the way an operator does (`systemctl reboot` in the guest: systemd stops every unit) and
 // waits until it is up again on the same overlay.
@@ -189,8 +204,8 @@ func (n *Node) Reboot(ctx context.Context) error {
 	select {
 	case err := <-n.exited:
 		n.logf("QEMU exited with the guest's reboot (%v)", err)
-	case <-time.After(ShutdownTimeout):
-		return fmt.Errorf("VM node did not shut down within %s of systemctl reboot; console:\n%s", ShutdownTimeout, n.Console(30))
+	case <-time.After(n.Bound(ShutdownTimeout)):
+		return fmt.Errorf("VM node did not shut down within %s of systemctl reboot; console:\n%s", n.Bound(ShutdownTimeout), n.Console(30))
 	case <-ctx.Done():
 		return ctx.Err()
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -58,13 +59,31 @@ func run(ctx context.Context, t *testing.T, n *vmnode.Node, script string) strin
 	return strings.TrimSpace(out)
 }
 
+// restoredClockSkew bounds how far a restored guest's clock may be from the machine's: it is set over ssh right
+// after the restore, and read over ssh here, each a round trip of a second or two under emulation.
+const restoredClockSkew = 30 * time.Second
+
 // TestNodeBootsLikeGardeners: the node the VM tests run on is Gardener's kind of node (systemd as PID 1, cgroup v2
 // with the cpu and memory controllers, containerd a systemd unit in its own delegated cgroup with runc's systemd
-// cgroup driver), and a reboot keeps what was installed.
+// cgroup driver), and a reboot keeps what was installed. The node comes from its saved boot (the clock the
+// machine's), and its reboot boots the kernel.
 func TestNodeBootsLikeGardeners(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	n := bootProvisioned(ctx, t, vmnode.Config{})
+	// Boot starts the node from its saved boot (made first where there is none): a guest that knows the machine's
+	// time and mounts its share again (Provision read the images from it).
+	if !n.Restored() {
+		t.Errorf("Boot booted the kernel; want the node restored from its saved boot")
+	}
+	t.Logf("QEMU's start to sshd: %.1fs (restored)", n.BootTime().Seconds())
+	guestClock, err := strconv.ParseInt(run(ctx, t, n, "date +%s"), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if skew := time.Since(time.Unix(guestClock, 0)); skew.Abs() > restoredClockSkew {
+		t.Errorf("the restored guest's clock is %s off the machine's, want at most %s", skew, restoredClockSkew)
+	}
 	check := func() {
 		t.Helper()
 		if got := run(ctx, t, n, "cat /proc/1/comm"); got != "systemd" {
@@ -90,6 +109,10 @@ func TestNodeBootsLikeGardeners(t *testing.T) {
 	if err := n.Reboot(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if n.Restored() || n.Boots() != 2 {
+		t.Errorf("after the reboot: restored %v, boots %d; want a boot of the kernel, the node's second", n.Restored(), n.Boots())
+	}
+	t.Logf("reboot, QEMU's start to sshd: %.1fs (the kernel booted)", n.BootTime().Seconds())
 	check()
 	t.Log(run(ctx, t, n, "systemd-analyze"))
 	pid, dir, port := n.Footprint()

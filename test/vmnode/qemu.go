@@ -39,6 +39,7 @@ func (n *Node) boot(ctx context.Context) error {
 		n.qemu = nil
 	}
 	n.boots++
+	n.restored = n.incoming != ""
 	// Booted is systemd's word: every unit of the boot transaction started (running) or some failed (degraded).
 	state, _ := n.Run(ctx, "systemctl is-system-running --wait")
 	n.bootTime = time.Since(t0)
@@ -46,7 +47,7 @@ func (n *Node) boot(ctx context.Context) error {
 		failed, _ := n.Run(ctx, "systemctl --failed --no-legend --no-pager")
 		n.logf("boot %d ended %q; failed units:\n%s", n.boots, state, failed)
 	}
-	return nil
+	return n.measurePace(ctx)
 }
 
 // startWithFreePort starts QEMU, picking another ssh port when QEMU could not bind the one picked.
@@ -92,9 +93,13 @@ func (n *Node) qemuArgs() []string {
 		"-display", "none", "-vga", "none", "-monitor", "none",
 		"-chardev", "file,id=console,append=on,path=" + n.console, "-serial", "chardev:console",
 		"-no-reboot",
+		"-qmp", "unix:" + n.qmpSocket() + ",server=on,wait=off",
 	}
 	if n.qemuStarts < n.policy.paused {
 		args = append(args, "-S")
+	}
+	if n.incoming != "" {
+		args = append(args, "-incoming", "exec:cat "+shellQuote(n.incoming))
 	}
 	return append(args, "-virtfs", "local,path="+n.share+",mount_tag=host,security_model=none,readonly=on")
 }

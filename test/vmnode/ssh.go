@@ -71,10 +71,13 @@ func (n *Node) dialSSH(ctx context.Context) (*sshClient, error) {
 // (silentBootLimit).
 func (n *Node) waitSSH(ctx context.Context) error {
 	started := time.Now()
-	deadline := started.Add(BootTimeout)
+	// A reboot's wait grows with the pace its guest ran at before (1 at the first boot).
+	bootTimeout := n.Bound(BootTimeout)
+	deadline := started.Add(bootTimeout)
 	var last error
 	for time.Now().Before(deadline) {
-		if time.Since(started) > n.policy.silentLimit && !n.bootWrote() {
+		// A restored guest is past its boot: it writes nothing to its console.
+		if n.incoming == "" && time.Since(started) > n.policy.silentLimit && !n.bootWrote() {
 			return fmt.Errorf("%w for %s after QEMU started (last ssh attempt: %v)", errSilentGuest, n.policy.silentLimit, last)
 		}
 		select {
@@ -94,7 +97,7 @@ func (n *Node) waitSSH(ctx context.Context) error {
 		last = err
 		time.Sleep(2 * time.Second)
 	}
-	return fmt.Errorf("the VM node's sshd did not answer within %s (last: %v); console:\n%s", BootTimeout, last, n.Console(40))
+	return fmt.Errorf("the VM node's sshd did not answer within %s (last: %v); console:\n%s", bootTimeout, last, n.Console(40))
 }
 
 // Run runs script with bash as root in the guest and returns its combined output; a non-zero exit is an error that
