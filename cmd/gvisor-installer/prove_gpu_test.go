@@ -6,18 +6,16 @@ package main
 import (
 	"context"
 	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/gpu"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/nodeinstall"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
@@ -34,14 +32,8 @@ func TestReproveNamesAChangedDriver(t *testing.T) {
 	ctx := context.Background()
 	tools := nodetest.NodeTools(t)
 	n := nodetest.New(t, nodetest.Config{Containerd: installertest.Release(t, "2.4"), Tools: tools, Images: nodetest.BuildImages(t, tools)})
-	release := filepath.Join(t.TempDir(), "gvisor")
-	installertest.RealRelease(t, release)
-	flags := filepath.Join(t.TempDir(), "runsc.toml")
-	testutil.Must(t, os.WriteFile(flags, []byte("[runsc_config]\n"), 0o644))
-	if _, err := installer.Install(ctx, installer.Options{
-		HostRoot: n.HostRoot(), Source: release, BinDir: n.BinDir(), RunscConfig: flags, NodeArch: runtime.GOARCH,
-		Restarter: n.Restarter(), Verifier: verify.CRI{Socket: n.Socket()},
-	}); err != nil {
+	o := nodeinstall.New(t, n, nodeinstall.Setup{RunscConfig: nodeinstall.EmptyRunscConfig, WithoutProof: true}).Options
+	if _, err := installer.Install(ctx, o); err != nil {
 		t.Fatal(err)
 	}
 	installed, err := hostfs.ResolveUnder(n.HostRoot(), runscconfig.NodePath)

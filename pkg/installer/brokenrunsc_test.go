@@ -6,10 +6,8 @@ package installer_test
 import (
 	"bytes"
 	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +21,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/nodeinstall"
 )
 
 // TestBrokenRunscIsNotReady is the "a release whose runsc cannot run is installed and reported Ready", on
@@ -45,20 +44,14 @@ func TestBrokenRunscIsNotReady(t *testing.T) {
 		t.Run(release, func(t *testing.T) {
 			c := installertest.Release(t, release)
 			n := nodetest.New(t, nodetest.Config{Containerd: c, Tools: tools, Images: images})
-			logs := &bytes.Buffer{}
-			o := installer.Options{
-				HostRoot: n.HostRoot(), Source: broken, BinDir: n.BinDir(), NodeArch: runtime.GOARCH,
-				Restarter: n.Restarter(), Verifier: verify.CRI{Socket: n.Socket()},
-				Prover:        sandbox.CRI{Socket: n.Socket(), Timeout: 45 * time.Second, CgroupParent: n.CgroupParent() + "/installer-proof"},
-				VerifyTimeout: 45 * time.Second, VerifyInterval: 100 * time.Millisecond,
-				Logger: slog.New(slog.NewTextHandler(logs, nil)),
-			}
+			// On a failure the fixture's cleanup logs the installer's log.
+			o := nodeinstall.New(t, n, nodeinstall.Setup{Release: broken, ProofTimeout: 45 * time.Second}).Options
 			original := mustReadT(t, n.HostPath(cc.ConfigPath))
 			ctx := context.Background()
 
 			res, err := installer.Install(ctx, o)
 			if err == nil || refusal.Is(err) {
-				t.Fatalf("install of a runsc that cannot run: want a failure, got %v (%s)\n%s", err, res.Summary(), logs)
+				t.Fatalf("install of a runsc that cannot run: want a failure, got %v (%s)", err, res.Summary())
 			}
 			if want := "gVisor sandbox did not start on containerd " + c.Version; !strings.Contains(err.Error(), want) || !strings.Contains(res.FailedSummary(), want) {
 				t.Errorf("error and failed summary must say %q:\n%v\n%s", want, err, res.FailedSummary())
@@ -83,7 +76,7 @@ func TestBrokenRunscIsNotReady(t *testing.T) {
 			o.Source = good
 			res, err = installer.Install(ctx, o)
 			if err != nil || res.Sandbox == nil || !strings.Contains(res.Summary(), "gVisor sandbox started in") {
-				t.Fatalf("install of the real release: %s, %v\n%s", res.Summary(), err, logs)
+				t.Fatalf("install of the real release: %s, %v", res.Summary(), err)
 			}
 			t.Logf("%s", res.Summary())
 			if left := proofSandboxes(t, n.Socket()); left != 0 {

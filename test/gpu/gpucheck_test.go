@@ -4,14 +4,11 @@
 package gpu_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -21,9 +18,9 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/gpu"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/nodeinstall"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
@@ -104,13 +101,11 @@ func newNode(t *testing.T) *nodetest.Node {
 	return nodetest.New(t, nodetest.Config{Containerd: installertest.Release(t, "2.4"), Tools: tools, Images: nodetest.BuildImages(t, tools)})
 }
 
-// gpuOptions are the installer's options for n with the GPU pre-flight and proof over CRI from an image holding the
-// real gvisor-gpu-check. The node's host root lists the machine's NVIDIA devices (links to /dev), where the
-// installer looks for them; containerd itself sees the machine's /dev.
+// gpuOptions are the installer's options for n (package nodeinstall) with the GPU pre-flight and proof over CRI
+// from an image holding the real gvisor-gpu-check. The node's host root lists the machine's NVIDIA devices (links
+// to /dev), where the installer looks for them; containerd itself sees the machine's /dev.
 func gpuOptions(t *testing.T, n *nodetest.Node) installer.Options {
 	t.Helper()
-	release := filepath.Join(t.TempDir(), "gvisor")
-	installertest.RealRelease(t, release)
 	tarball := filepath.Join(t.TempDir(), "gpu-check.tar")
 	testutil.Must(t, nodetest.WriteBinaryImage(tarball, checkImage, installertest.GPUCheck(t), gpu.CheckPath))
 	testutil.Must(t, n.ImportImage(context.Background(), tarball, checkImage))
@@ -121,22 +116,9 @@ func gpuOptions(t *testing.T, n *nodetest.Node) installer.Options {
 		testutil.Must(t, os.Symlink(d, n.HostPath(d)))
 	}
 	cri := gpu.CRI{Socket: n.Socket(), Image: checkImage, CgroupParent: n.CgroupParent() + "/gpu-check"}
-	runscConfig := filepath.Join(t.TempDir(), "runsc.toml")
-	testutil.Must(t, os.WriteFile(runscConfig, []byte("[runsc_config]\n"), 0o644))
-	var logs bytes.Buffer
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("installer log:\n%s", logs.String())
-		}
-	})
-	return installer.Options{
-		HostRoot: n.HostRoot(), Source: release, BinDir: n.BinDir(), RunscConfig: runscConfig, NodeArch: runtime.GOARCH,
-		Restarter: n.Restarter(), Verifier: verify.CRI{Socket: n.Socket()},
-		Prover: sandbox.CRI{Socket: n.Socket(), CgroupParent: n.CgroupParent() + "/installer-proof"},
-		GPU:    cri, GPUProver: cri,
-		VerifyTimeout: 45 * time.Second, VerifyInterval: 100 * time.Millisecond,
-		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
-	}
+	o := nodeinstall.New(t, n, nodeinstall.Setup{RunscConfig: nodeinstall.EmptyRunscConfig}).Options
+	o.GPU, o.GPUProver = cri, cri
+	return o
 }
 
 // writeGPUSpec writes the node's CDI spec for the machine's GPUs (devices, from gpu.Devices) in the shape NVIDIA's

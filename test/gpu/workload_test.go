@@ -6,15 +6,12 @@ package gpu_test
 import (
 	"context"
 	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
-	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/nodeinstall"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
@@ -25,14 +22,8 @@ import (
 // root.
 func TestWorkloadRunsTheMachinesPrograms(t *testing.T) {
 	n := newNode(t)
-	release := filepath.Join(t.TempDir(), "gvisor")
-	installertest.RealRelease(t, release)
-	runscConfig := filepath.Join(t.TempDir(), "runsc.toml")
-	testutil.Must(t, os.WriteFile(runscConfig, []byte("[runsc_config]\n"), 0o644))
-	if _, err := installer.Install(context.Background(), installer.Options{
-		HostRoot: n.HostRoot(), Source: release, BinDir: n.BinDir(), RunscConfig: runscConfig, NodeArch: runtime.GOARCH,
-		Restarter: n.Restarter(), Verifier: verify.CRI{Socket: n.Socket()},
-	}); err != nil {
+	o := nodeinstall.New(t, n, nodeinstall.Setup{RunscConfig: nodeinstall.EmptyRunscConfig, WithoutProof: true}).Options
+	if _, err := installer.Install(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
 	testutil.Must(t, writeGPUSpec(n, nil))

@@ -8,52 +8,19 @@
 package integration
 
 import (
-	"context"
-	"fmt"
 	"os"
-	"sync"
 	"testing"
 
-	"github.com/go-logr/logr"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
 )
 
 // shared is the one stack of this test binary (controller names are process-global, so there can be only one).
-var shared struct {
-	once  sync.Once
-	stack *envtest.Stack
-	err   error
-}
+var shared = &envtest.SharedStack{Options: envtest.StackOptions{Options: envtest.Options{Audit: true}}}
 
 // stack starts the stack on first use; a test that cannot get the binaries skips (fails under make test).
 func stack(t *testing.T) *envtest.Stack {
 	t.Helper()
-	assets := realcomponents.KubebuilderAssets(t)
-	shared.once.Do(func() {
-		shared.stack, shared.err = envtest.StartStack(context.Background(), envtest.StackOptions{
-			Options: envtest.Options{AssetsDir: assets, Audit: true},
-		})
-	})
-	if shared.err != nil {
-		t.Fatalf("starting the control plane: %v", shared.err)
-	}
-	return shared.stack
+	return shared.Get(t)
 }
 
-func TestMain(m *testing.M) {
-	// envtest logs through controller-runtime's global logger; its errors come back as errors anyway.
-	logf.SetLogger(logr.Discard())
-	code := m.Run()
-	if shared.stack != nil {
-		if err := shared.stack.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "stopping the control plane:", err)
-			if code == 0 {
-				code = 1
-			}
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(shared.Main(m)) }

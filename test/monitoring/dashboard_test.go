@@ -17,6 +17,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/monitoring"
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/promrules"
 )
 
 // scrapeTargetLabels are the labels the shoot Prometheus' scrape (pkg/monitoring.ScrapeConfig's relabelings) gives
@@ -125,5 +126,5 @@ func inputSeries(s sample, values string) string {
 	for k, v := range s.labels {
 		l[k] = v
 	}
-	return fmt.Sprintf("      - series: '%s'\n        values: '%s'\n", seriesName(s.name, l), values)
+	return fmt.Sprintf("      - series: '%s'\n        values: '%s'\n", promrules.Series(s.name, l), values)
 }

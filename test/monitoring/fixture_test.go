@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -17,10 +16,9 @@ import (
 	"time"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/nodeinstall"
 )
 
 // runscRoot is the containerd shim's runsc root for the CRI namespace: where the sandboxes' state files and
@@ -55,31 +53,20 @@ func repoRoot(t testing.TB) string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// node is a real node with gVisor installed by the installer's real code path, its runsc.toml carrying
-// runscConfig.
+// node is a real node with gVisor installed by the installer's real code path (package nodeinstall), its
+// runsc.toml carrying runscConfig.
 type node struct {
 	*nodetest.Node
-
-	logs *bytes.Buffer
 }
 
 func (s *suite) installedNode(t testing.TB, version, runscConfig string) *node {
 	t.Helper()
 	c := installertest.Release(t, version)
-	n := &node{Node: nodetest.New(t, nodetest.Config{Containerd: c, Tools: s.tools, Images: s.images}), logs: &bytes.Buffer{}}
-	cfg := filepath.Join(t.TempDir(), "runsc.toml")
-	if err := os.WriteFile(cfg, []byte(runscConfig), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	o := installer.Options{
-		HostRoot: n.HostRoot(), Source: s.release, BinDir: n.BinDir(), RunscConfig: cfg, NodeArch: runtime.GOARCH,
-		Restarter: n.Restarter(), Verifier: verify.CRI{Socket: n.Socket()},
-		Prover:        sandbox.CRI{Socket: n.Socket(), CgroupParent: n.CgroupParent() + "/installer-proof"},
-		VerifyTimeout: 45 * time.Second, VerifyInterval: 100 * time.Millisecond,
-		Logger: slog.New(slog.NewTextHandler(n.logs, nil)),
-	}
-	if _, err := installer.Install(context.Background(), o); err != nil {
-		t.Fatalf("install on %s: %v\n%s", c, err, n.logs)
+	n := &node{Node: nodetest.New(t, nodetest.Config{Containerd: c, Tools: s.tools, Images: s.images})}
+	f := nodeinstall.New(t, n.Node, nodeinstall.Setup{Release: s.release, RunscConfig: runscConfig})
+	// On a failure the fixture's cleanup logs the installer's log.
+	if _, err := installer.Install(context.Background(), f.Options); err != nil {
+		t.Fatalf("install on %s: %v", c, err)
 	}
 	return n
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/promrules"
 )
 
 const (
@@ -133,8 +134,8 @@ func judgeRules(t *testing.T, healthy, broken []sample, loaded *nodetest.Pod) {
 	mem := one(t, healthy, "runsc_sandbox_memory_usage_bytes", map[string]string{"sandbox": loaded.ID}).value
 	pod := loaded.Config.Metadata.Name
 	r.expectSample(fmt.Sprintf("namespace_pod:gvisor_sandbox_memory_usage_bytes:sum{pod=%q}", pod), "10m",
-		seriesName("namespace_pod:gvisor_sandbox_memory_usage_bytes:sum", map[string]string{"namespace": "gvisor-test", "pod": pod, "node": testNode}), mem)
-	r.expectSample("node:gvisor_sandboxes_running:sum", "10m", seriesName("node:gvisor_sandboxes_running:sum", map[string]string{"node": testNode}), 2)
+		promrules.Series("namespace_pod:gvisor_sandbox_memory_usage_bytes:sum", map[string]string{"namespace": "gvisor-test", "pod": pod, "node": testNode}), mem)
+	r.expectSample("node:gvisor_sandboxes_running:sum", "10m", promrules.Series("node:gvisor_sandboxes_running:sum", map[string]string{"node": testNode}), 2)
 	r.expectAlert("GVisorSandboxMetricsBroken", "8m", nil, nil)
 	r.expectAlert("GVisorSandboxMetricsBroken", "10m", map[string]string{"node": testNode, "severity": "warning", "type": "shoot", "visibility": "owner"},
 		map[string]string{

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/prometheus/common/model"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/promrules"
 )
 
 // promqlResult is one series of a PromQL query's result at one evaluation time.
@@ -45,7 +47,7 @@ func queryAt(t testing.TB, ruleFiles []string, input []string, exprs []string, e
 	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(promtool(t), "test", "rules", file).CombinedOutput()
+	out, err := exec.Command(promrules.Promtool(t), "test", "rules", file).CombinedOutput()
 	results := parseGot(string(out))
 	if err != nil && len(results) == 0 {
 		t.Fatalf("promtool test rules (queries): %v\n%s\ntest file:\n%s", err, out, text)

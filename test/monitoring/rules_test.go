@@ -8,12 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/promrules"
 )
 
 // rulesFile is the rule file the shoot Prometheus' PrometheusRule carries (repository path).
@@ -22,15 +21,10 @@ const rulesFile = "charts/internal/gvisor-monitoring/rules/gvisor-sandboxes.rule
 // testNode is the node label the shoot Prometheus' scrape of the metric server adds.
 const testNode = "node-1"
 
-// promtool returns Prometheus' promtool (GVISOR_TEST_PROMTOOL, hack/tools/promtool.sh).
-func promtool(t testing.TB) string {
-	return realcomponents.Env(t, "GVISOR_TEST_PROMTOOL", "tool-promtool")
-}
-
 // execPromtool runs promtool with args.
 func execPromtool(t testing.TB, args ...string) ([]byte, error) {
 	t.Helper()
-	return exec.Command(promtool(t), args...).CombinedOutput()
+	return exec.Command(promrules.Promtool(t), args...).CombinedOutput()
 }
 
 // ruleTest is one promtool rule unit test, written from real scrapes.
@@ -44,12 +38,12 @@ type ruleTest struct {
 // addSeries adds s as an input series with the node label, its values the given ones (promtool's expanding
 // notation, e.g. "0x5 1x20").
 func (r *ruleTest) addSeries(s sample, values string) {
-	r.series = append(r.series, fmt.Sprintf("      - series: '%s'\n        values: '%s'\n", seriesName(s.name, withNode(s.labels)), values))
+	r.series = append(r.series, fmt.Sprintf("      - series: '%s'\n        values: '%s'\n", promrules.Series(s.name, withNode(s.labels)), values))
 }
 
 // addRawSeries adds an input series with exactly these labels.
 func (r *ruleTest) addRawSeries(name string, labels map[string]string, values string) {
-	r.series = append(r.series, fmt.Sprintf("      - series: '%s'\n        values: '%s'\n", seriesName(name, labels), values))
+	r.series = append(r.series, fmt.Sprintf("      - series: '%s'\n        values: '%s'\n", promrules.Series(name, labels), values))
 }
 
 // expectSample expects expr at evalTime to give exactly one sample with labels and value.
@@ -65,7 +59,7 @@ func (r *ruleTest) expectAlert(alert, evalTime string, labels, annotations map[s
 		r.alerts = append(r.alerts, entry+" []\n")
 		return
 	}
-	entry += "\n          - exp_labels:\n" + yamlMap(labels, 14) + "            exp_annotations:\n" + yamlMap(annotations, 14)
+	entry += "\n          - exp_labels:\n" + promrules.YAMLMap(labels, 14) + "            exp_annotations:\n" + promrules.YAMLMap(annotations, 14)
 	r.alerts = append(r.alerts, entry)
 }
 
@@ -78,7 +72,7 @@ type expAlert struct {
 func (r *ruleTest) expectAlerts(alert, evalTime string, alerts ...expAlert) {
 	entry := fmt.Sprintf("      - alertname: %s\n        eval_time: %s\n        exp_alerts:\n", alert, evalTime)
 	for _, a := range alerts {
-		entry += "          - exp_labels:\n" + yamlMap(a.labels, 14) + "            exp_annotations:\n" + yamlMap(a.annotations, 14)
+		entry += "          - exp_labels:\n" + promrules.YAMLMap(a.labels, 14) + "            exp_annotations:\n" + promrules.YAMLMap(a.annotations, 14)
 	}
 	r.alerts = append(r.alerts, entry)
 }
@@ -91,7 +85,7 @@ func (r *ruleTest) run(t testing.TB) {
 		file = r.rules
 	}
 	rules := filepath.Join(repoRoot(t), file)
-	pt := promtool(t)
+	pt := promrules.Promtool(t)
 	if out, err := exec.Command(pt, "check", "rules", rules).CombinedOutput(); err != nil {
 		t.Fatalf("promtool check rules %s: %v\n%s", file, err, out)
 	}
@@ -114,31 +108,4 @@ func withNode(l map[string]string) map[string]string {
 		m[k] = v
 	}
 	return m
-}
-
-// seriesName is name{k="v",...} with the labels sorted.
-func seriesName(name string, labels map[string]string) string {
-	keys := make([]string, 0, len(labels))
-	for k := range labels {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s=%q", k, labels[k]))
-	}
-	return name + "{" + strings.Join(parts, ",") + "}"
-}
-
-func yamlMap(m map[string]string, indent int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		fmt.Fprintf(&b, "%s%s: %q\n", strings.Repeat(" ", indent), k, m[k])
-	}
-	return b.String()
 }

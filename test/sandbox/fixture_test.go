@@ -6,19 +6,15 @@ package sandbox_test
 import (
 	"bytes"
 	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/nodeinstall"
 )
 
 // supported are the containerd minor releases gVisor pods run on (the installer refuses older ones).
@@ -55,8 +51,8 @@ func (s *suite) releases(t *testing.T, filter func(installertest.Containerd) boo
 	}
 }
 
-// node is a real node plus the installer's options for it: the real release, the node's restarter, the
-// installer's own CRI verifier on the node's socket.
+// node is a real node plus the installer's options for it (package nodeinstall): the real release, the node's
+// restarter, the installer's own CRI verifier on the node's socket and its proof on every Install.
 type node struct {
 	*nodetest.Node
 
@@ -70,28 +66,9 @@ type node struct {
 func (s *suite) newNode(t testing.TB, c installertest.Containerd, cfg nodetest.Config, runscConfig string) *node {
 	t.Helper()
 	cfg.Containerd, cfg.Tools, cfg.Images = c, s.tools, s.images
-	n := &node{Node: nodetest.New(t, cfg), logs: &bytes.Buffer{}}
-	n.r = n.Restarter()
-	n.o = installer.Options{
-		HostRoot:    n.HostRoot(),
-		Source:      s.release,
-		BinDir:      n.BinDir(),
-		RunscConfig: writeTemp(t, "runsc.toml", runscConfig),
-		NodeArch:    runtime.GOARCH,
-		Restarter:   n.r,
-		Verifier:    verify.CRI{Socket: n.Socket()},
-		// The installer's own proof (a host-network runsc sandbox) runs on every Install, under the node's cgroup.
-		Prover:         sandbox.CRI{Socket: n.Socket(), CgroupParent: n.CgroupParent() + "/installer-proof"},
-		VerifyTimeout:  45 * time.Second,
-		VerifyInterval: 100 * time.Millisecond,
-		Logger:         slog.New(slog.NewTextHandler(n.logs, nil)),
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("installer log:\n%s", n.logs)
-		}
-	})
-	return n
+	n := nodetest.New(t, cfg)
+	f := nodeinstall.New(t, n, nodeinstall.Setup{Release: s.release, RunscConfig: runscConfig})
+	return &node{Node: n, r: f.Restarter, o: f.Options, logs: f.Logs}
 }
 
 // install runs installer.Install and checks the number of containerd restarts it caused.

@@ -10,51 +10,23 @@
 package monitoring_test
 
 import (
-	"context"
-	"fmt"
 	"os"
-	"sync"
 	"testing"
 
-	"github.com/go-logr/logr"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/envtest"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
 )
 
-var shared struct {
-	once  sync.Once
-	stack *envtest.Stack
-	err   error
-}
+// shared is the one stack of this test binary (controller names are process-global), its controller with shoot
+// monitoring on.
+var shared = &envtest.SharedStack{Options: envtest.StackOptions{
+	Options:        envtest.Options{Audit: true},
+	ControllerArgs: []string{"--shoot-monitoring=true"},
+}}
 
-// stack starts the one stack of this binary on first use (controller names are process-global).
+// stack starts the one stack of this binary on first use.
 func stack(t *testing.T) *envtest.Stack {
 	t.Helper()
-	assets := realcomponents.KubebuilderAssets(t)
-	shared.once.Do(func() {
-		shared.stack, shared.err = envtest.StartStack(context.Background(), envtest.StackOptions{
-			Options:        envtest.Options{AssetsDir: assets, Audit: true},
-			ControllerArgs: []string{"--shoot-monitoring=true"},
-		})
-	})
-	if shared.err != nil {
-		t.Fatalf("starting the control plane: %v", shared.err)
-	}
-	return shared.stack
+	return shared.Get(t)
 }
 
-func TestMain(m *testing.M) {
-	logf.SetLogger(logr.Discard())
-	code := m.Run()
-	if shared.stack != nil {
-		if err := shared.stack.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "stopping the control plane:", err)
-			if code == 0 {
-				code = 1
-			}
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(shared.Main(m)) }

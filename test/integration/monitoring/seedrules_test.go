@@ -9,11 +9,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"testing"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/promrules"
 )
 
 // seedRulesFile is the extension chart's seed rule file (its PrometheusRule carries it; charts/monitoring_test.go).
@@ -33,7 +32,7 @@ var seedTargetLabels = map[string]string{
 // scrape had it False and stays quiet otherwise (the test scrapes once it is True).
 func judgeSeedRules(t *testing.T, scraped []series) {
 	t.Helper()
-	promtool := realcomponents.Env(t, "GVISOR_TEST_PROMTOOL", "tool-promtool")
+	promtool := promrules.Promtool(t)
 	_, file, _, _ := runtime.Caller(0)
 	rules := filepath.Join(filepath.Dir(file), "..", "..", "..", seedRulesFile)
 	if out, err := exec.Command(promtool, "check", "rules", rules).CombinedOutput(); err != nil {
@@ -63,8 +62,8 @@ func judgeSeedRules(t *testing.T, scraped []series) {
 		"    alert_rule_test:\n" +
 		"      - alertname: GVisorEveryNodeReadyFalse\n        eval_time: 14m\n        exp_alerts: []\n" +
 		"      - alertname: GVisorEveryNodeReadyFalse\n        eval_time: 16m\n        exp_alerts:\n" +
-		"          - exp_labels:\n" + yamlMap(map[string]string{"shoot_namespace": shootNS, "pool": pool, "severity": "warning", "type": "seed", "visibility": "operator"}, 14) +
-		"            exp_annotations:\n" + yamlMap(map[string]string{
+		"          - exp_labels:\n" + promrules.YAMLMap(map[string]string{"shoot_namespace": shootNS, "pool": pool, "severity": "warning", "type": "seed", "visibility": "operator"}, 14) +
+		"            exp_annotations:\n" + promrules.YAMLMap(map[string]string{
 		"summary":     "gVisor is not ready on every node of worker pool " + pool + " in " + shootNS,
 		"description": description,
 	}, 14) +
@@ -88,8 +87,8 @@ func systemComponentsExpectation(scraped []series, shootNS, pool string) string 
 		if s.labels["type"] != "SystemComponentsHealthy" || s.labels["status"] != "False" || s.value != 1 {
 			continue
 		}
-		return head + "\n          - exp_labels:\n" + yamlMap(map[string]string{"shoot_namespace": shootNS, "pool": pool, "severity": "warning",
-			"type": "seed", "visibility": "operator"}, 14) + "            exp_annotations:\n" + yamlMap(map[string]string{
+		return head + "\n          - exp_labels:\n" + promrules.YAMLMap(map[string]string{"shoot_namespace": shootNS, "pool": pool, "severity": "warning",
+			"type": "seed", "visibility": "operator"}, 14) + "            exp_annotations:\n" + promrules.YAMLMap(map[string]string{
 			"summary": "gVisor's objects are not healthy in the shoot of " + shootNS,
 			"description": "The ContainerRuntime of worker pool " + pool + " in " + shootNS + " has had SystemComponentsHealthy False for 10 minutes: " +
 				"gardener-resource-manager does not report the RuntimeClass or the pool's installation DaemonSet applied and healthy. The condition's " +
@@ -99,7 +98,7 @@ func systemComponentsExpectation(scraped []series, shootNS, pool string) string 
 	return head + " []\n"
 }
 
-// seriesName is name{k="v",...} of labels (with __name__) plus seedTargetLabels, sorted.
+// seriesName is name{k="v",...} of labels (with __name__) plus seedTargetLabels, sorted (promrules.Series).
 func seriesName(labels map[string]string) string {
 	all := map[string]string{}
 	for k, v := range seedTargetLabels {
@@ -110,27 +109,5 @@ func seriesName(labels map[string]string) string {
 	}
 	name := all["__name__"]
 	delete(all, "__name__")
-	keys := make([]string, 0, len(all))
-	for k := range all {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s=%q", k, all[k]))
-	}
-	return name + "{" + strings.Join(parts, ",") + "}"
-}
-
-func yamlMap(m map[string]string, indent int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		fmt.Fprintf(&b, "%s%s: %q\n", strings.Repeat(" ", indent), k, m[k])
-	}
-	return b.String()
+	return promrules.Series(name, all)
 }
