@@ -18,7 +18,7 @@ import (
 const (
 	// paceProbeExecs is how many fork+exec the probe times in the guest: enough to average out a timer tick, few
 	// enough to take a few seconds.
-	paceProbeExecs = 50
+	paceProbeExecs = 20
 	// referenceExec is one fork+exec of /bin/true in the guest at the pace the tests' VM bounds were set for: 100 ms,
 	// measured on a 2-core machine of CI's kind loaded by parallel builds (shared/notes/vm-node.md); an idle machine
 	// runs it in about half.

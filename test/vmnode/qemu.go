@@ -25,6 +25,11 @@ func (n *Node) boot(ctx context.Context) error {
 		if err := n.startWithFreePort(ctx); err != nil {
 			return err
 		}
+		if n.incoming != "" {
+			if err := n.resumeRestored(ctx); err != nil {
+				return err
+			}
+		}
 		err := n.waitSSH(ctx)
 		if err == nil {
 			break

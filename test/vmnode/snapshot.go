@@ -31,10 +31,10 @@ const (
 	savedBootsDir = "saved-boots"
 	// savedBootFormat changes whenever what a saved boot holds, or the guest steps around it, change.
 	savedBootFormat = "1"
-	// saveTimeout bounds writing the machine's state: QEMU stops the guest first, so the stream is written once,
-	// some hundreds of MiB at the machine's disk speed (BENCHMARKS.md "Test suite").
+	// saveTimeout bounds writing or reading the machine's state: QEMU stops the guest first, so the stream is
+	// written once, some hundreds of MiB at the machine's disk speed (BENCHMARKS.md "Test suite").
 	saveTimeout = 3 * time.Minute
-	// savePoll is how often the save's progress is asked.
+	// savePoll is how often the progress of a save or restore is asked.
 	savePoll = 200 * time.Millisecond
 	// reseedBytes is what a restored guest's kernel gets from the machine's random source: every restore starts
 	// from the same saved random state, which must not repeat from one node to the next.
@@ -182,6 +182,26 @@ func (n *Node) migrateTo(ctx context.Context, path string) error {
 	if err := q.execute("migrate", map[string]any{"uri": "exec:cat > " + shellQuote(path)}, nil); err != nil {
 		return err
 	}
+	return waitMigration(ctx, q, "QEMU's save to "+path)
+}
+
+// resumeRestored waits until QEMU has read the saved machine state and lets the guest run: the state was saved from
+// a stopped guest, and QEMU keeps a restored machine in the state it was saved in.
+func (n *Node) resumeRestored(ctx context.Context) error {
+	q, err := dialQMP(ctx, n.qmpSocket())
+	if err != nil {
+		return err
+	}
+	defer q.close()
+	if err := waitMigration(ctx, q, "QEMU's restore of "+n.incoming); err != nil {
+		return err
+	}
+	return q.execute("cont", nil, nil)
+}
+
+// waitMigration polls QEMU's migration (a save or a restore, what) until it completed, failed or ran past
+// saveTimeout.
+func waitMigration(ctx context.Context, q *qmpClient, what string) error {
 	deadline := time.Now().Add(saveTimeout)
 	for {
 		var st struct {
@@ -195,10 +215,10 @@ func (n *Node) migrateTo(ctx context.Context, path string) error {
 		case "completed":
 			return nil
 		case "failed", "cancelled":
-			return fmt.Errorf("QEMU's migration to %s %s: %s", path, st.Status, st.Error)
+			return fmt.Errorf("%s %s: %s", what, st.Status, st.Error)
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("QEMU's migration to %s still %q after %s", path, st.Status, saveTimeout)
+			return fmt.Errorf("%s still %q after %s", what, st.Status, saveTimeout)
 		}
 		select {
 		case <-ctx.Done():
