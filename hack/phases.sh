@@ -8,7 +8,8 @@
 #   fast  every package whose tests start no real node: unit tests, render goldens, helm, the control plane
 #         (envtest), gardener-apiserver, a real dbus-daemon; `make check` runs this phase after the static checks
 #   node  the packages whose tests start a real node (test/node, test/kubenode, test/installer's containerd
-#         daemons, test/sandbox), without their VM tests
+#         daemons, test/sandbox: the harnesses themselves and every package that imports one), without their VM
+#         tests
 #   vm    the tests that boot the QEMU node (test/vmnode), one package at a time and nothing else beside the guest:
 #         a TCG guest starved by other tests' compilers stalls (issue 41)
 # A VM test is a top-level test of a _test.go file that imports test/vmnode (or of test/vmnode itself); vmnode.Boot
@@ -31,7 +32,7 @@ phase_packages() {
     case "$pkg" in *.test) continue ;; esac
     local k=fast h
     for h in "${NODE_HARNESSES[@]}"; do
-      [[ " $deps " == *" $MODULE_PATH/$h "* ]] && k=node
+      [[ " $deps " == *" $MODULE_PATH/$h "* || "$pkg" == "$MODULE_PATH/$h" ]] && k=node
     done
     [[ " $deps " == *" $MODULE_PATH/$VM_HARNESS "* || "$pkg" == "$MODULE_PATH/$VM_HARNESS" ]] && k=vm
     case "${kind[$pkg]:-}/$k" in
