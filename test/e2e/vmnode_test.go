@@ -228,7 +228,9 @@ func TestExtensionOnGardenersNode(t *testing.T) {
 		containerd string
 	}{{"cgroup-v2", false, "2.4"}, {"cgroup-v1", true, "2.4"}, {"cgroup-v2-containerd-1.7", false, "1.7"}} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+			// The cgroup v2 case took about 20 minutes alone on the VM phase (its reboot, the broken release, the
+			// uninstall); its steps' bounds grow with the guest's pace.
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 			defer cancel()
 			t0 := time.Now()
 			if tc.cgroupV1 {
