@@ -12,4 +12,15 @@ cd "$REPO_ROOT"
 export REQUIRE_REAL_COMPONENTS=1
 mapfile -t pkgs < <(grep -rlE --include='*_test.go' 'UPDATE_SNAPSHOTS|testutil\.(Golden|Updating)\(' . | xargs -n1 dirname | sort -u)
 log "regenerating the goldens of: ${pkgs[*]}"
-UPDATE_SNAPSHOTS=1 go test -count=1 "${pkgs[@]}"
+# A package of a module of its own (cmd/gvisor-metric-server, ...) is tested from its own module.
+root_module="$(go list -m)"
+main_pkgs=() rc=0
+for p in "${pkgs[@]}"; do
+  if [ "$(cd "$p" && go list -m)" = "$root_module" ]; then
+    main_pkgs+=("$p")
+  else
+    (cd "$p" && UPDATE_SNAPSHOTS=1 go test -count=1 .) || rc=1
+  fi
+done
+UPDATE_SNAPSHOTS=1 go test -count=1 "${main_pkgs[@]}" || rc=1
+exit "$rc"

@@ -16,9 +16,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/restart"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
@@ -141,7 +141,7 @@ func checkChartContract(t *testing.T, r *render.Renderer, mode render.Mode, gate
 	for _, vm := range c.VolumeMounts {
 		mounts[vm.MountPath] = true
 	}
-	for _, nodePath := range []string{binDir, filepath.Dir(containerdconfig.ConfigPath), filepath.Dir(verify.CRISocket), filepath.Dir(restart.SystemBusSocket)} {
+	for _, nodePath := range []string{binDir, filepath.Dir(nodecontract.ContainerdConfigPath), filepath.Dir(verify.CRISocket), filepath.Dir(restart.SystemBusSocket)} {
 		if !mounts[f.hostRoot+nodePath] {
 			t.Errorf("%s is not mounted at %s%s", nodePath, f.hostRoot, nodePath)
 		}

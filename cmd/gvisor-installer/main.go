@@ -24,7 +24,7 @@
 // unregistered again. install, uninstall and plan hold the node's lock (flock on <host-root>/etc/containerd) for the
 // whole run; a second run waits up to --lock-timeout. --termination-message=/dev/termination-log writes one line
 // where the kubelet shows it in the pod's status: on success the run's report (gVisor and containerd versions,
-// foreign shims in the bin dir; pkg/installer/report), on failure the reason.
+// foreign shims in the bin dir; pkg/nodecontract), on failure the reason.
 //
 // The command line only parses: installer.Resolve checks the options, once, and says which flags do not fit. With
 // RUNTIME_GVISOR_CHECK_ARGS=1 (package argcheck) it checks its command line and does nothing else (check.go).

@@ -10,9 +10,9 @@ import (
 	"strconv"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/report"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version"
 )
 
@@ -62,7 +62,7 @@ func (f *flags) writeTerminationMessage(line string) {
 
 // terminationLine is a failed run's termination message (package report has the contract and a success's line),
 // which the extension's healthcheck controller quotes per node in the ContainerRuntime's EveryNodeReady condition:
-// one line, at most report.MaxLength bytes, that STARTS with the reason in stable words, so that it reads well cut
+// one line, at most nodecontract.MaxReportLength bytes, that STARTS with the reason in stable words, so that it reads well cut
 // short and can be matched:
 //
 //   - "containerd 1.6.20 is not supported (minimum containerd 1.7.0); gvisor-installer <version> install failed"
@@ -73,7 +73,7 @@ func terminationLine(cmd string, err error, verdict string) string {
 	if verdict != "" {
 		msg = fmt.Sprintf("%s; gvisor-installer %s %s failed", verdict, version.Version, cmd)
 	}
-	return report.Bound(msg)
+	return nodecontract.BoundLine(msg)
 }
 
 // optionalBool is a boolean flag that knows whether it was given.

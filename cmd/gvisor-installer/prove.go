@@ -21,9 +21,9 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdversion"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/gpu"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version"
 )
@@ -94,9 +94,9 @@ func (p prove) activate(ctx context.Context, f *proveFlags) (string, error) {
 	}
 	o := installer.Options{
 		HostRoot: f.hostRoot, BinDir: f.binDir, NodeArch: runtime.GOARCH, Logger: p.log,
-		Source:      filepath.Join(f.hostRoot, f.binDir, releases.StagedRelease),
-		RunscConfig: filepath.Join(f.hostRoot, f.binDir, releases.StagedFlags),
-		ReleaseSums: filepath.Join(f.hostRoot, f.binDir, releases.StagedSums),
+		Source:      filepath.Join(f.hostRoot, f.binDir, nodecontract.StagedRelease),
+		RunscConfig: filepath.Join(f.hostRoot, f.binDir, nodecontract.StagedFlags),
+		ReleaseSums: filepath.Join(f.hostRoot, f.binDir, nodecontract.StagedSums),
 		Verifier:    verify.CRI{Socket: p.prover.Socket},
 		CgroupRoot:  filepath.Join(f.hostRoot, cgroups.Root),
 	}
@@ -176,7 +176,7 @@ func parseProve(args []string, stderr io.Writer) (*proveFlags, int) {
 		"(node-agent restarts containerd on its new config in parallel with this unit)")
 	fs.StringVar(&f.cgroupParent, "cgroup-parent", "", "the proof sandbox's cgroup parent; empty: the kubelet's BestEffort QoS cgroup in containerd's cgroup driver (tests without a kubelet set their own)")
 	fs.StringVar(&f.termination, "termination-message", "", "on failure, also write the one-line reason to this file (created or replaced)")
-	fs.BoolVar(&f.activate, "activate", false, "first put the release gardener-node-agent staged under <bin-dir>/"+releases.StagedDir+
+	fs.BoolVar(&f.activate, "activate", false, "first put the release gardener-node-agent staged under <bin-dir>/"+nodecontract.StagedDir+
 		" in the release layout, as install does, and record the proof's outcome, falling back to the last proven release "+
 		"(the OperatingSystemConfig mode)")
 	fs.BoolVar(&f.sandbox, "prove-sandbox", true, "with --activate, false only activates the release and records it without a sandbox proof "+

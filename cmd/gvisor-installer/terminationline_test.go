@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/report"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 )
 
 // TestTerminationLine: the termination message starts with the stable reason when the run reached a verdict
@@ -26,7 +26,7 @@ func TestTerminationLine(t *testing.T) {
 	if got := terminationLine("uninstall", errors.New("lock\ntimeout"), ""); !strings.HasPrefix(got, "uninstall failed (") || !strings.HasSuffix(got, "): lock timeout") {
 		t.Errorf("without a verdict: %q", got)
 	}
-	if got := terminationLine("install", errors.New(strings.Repeat("x", 5000)), ""); len(got) != report.MaxLength || !strings.HasSuffix(got, "...") {
+	if got := terminationLine("install", errors.New(strings.Repeat("x", 5000)), ""); len(got) != nodecontract.MaxReportLength || !strings.HasSuffix(got, "...") {
 		t.Errorf("not bounded: %d bytes", len(got))
 	}
 }
@@ -53,7 +53,7 @@ func TestTerminationMessageOnSuccess(t *testing.T) {
 	}
 	code, _, errOut := runCmd(context.Background(), append([]string{"install", "--termination-message=" + msg}, flags...)...)
 	line := read()
-	s, ok := report.Parse(line)
+	s, ok := nodecontract.ParseReport(line)
 	// The stub release's runsc is no Go binary: its version is unknown; --restart=none asks containerd nothing.
 	if code != 0 || !ok || s.GVisor != "unknown" || len(s.RunscSum) != 12 || s.Containerd != "" ||
 		!reflect.DeepEqual(s.Foreign, []string{"/var/bin/containerruntimes/containerd-shim-runc-v2"}) || strings.Count(line, "\n") != 1 {

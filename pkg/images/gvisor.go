@@ -14,6 +14,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 )
 
 // gvisorLayer is the gVisor release for arch at dest, and its version: every file the installer would accept (binaries.Load: each
@@ -32,7 +33,7 @@ func (b Builder) gvisorLayer(arch, dest string) (v1.Layer, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("the gVisor release in %s: %w", dir, err)
 	}
-	for _, name := range []string{binaries.Runsc, binaries.Shim} {
+	for _, name := range []string{nodecontract.Runsc, nodecontract.Shim} {
 		if _, err := checkStatic(rel.File(name).Path, arch, nil); err != nil {
 			return nil, "", err
 		}
@@ -42,7 +43,7 @@ func (b Builder) gvisorLayer(arch, dest string) (v1.Layer, string, error) {
 			return nil, "", fmt.Errorf("the gVisor release in %s: %w", dir, err)
 		}
 	}
-	entries := []entry{{path: path.Join(dest, binaries.SumsFile), mode: 0o644, source: filepath.Join(dir, binaries.SumsFile)}}
+	entries := []entry{{path: path.Join(dest, nodecontract.SumsFile), mode: 0o644, source: filepath.Join(dir, nodecontract.SumsFile)}}
 	for _, f := range rel.Files {
 		entries = append(entries, entry{path: path.Join(dest, f.Name), mode: 0o755, source: f.Path})
 	}

@@ -9,15 +9,14 @@ import (
 	"path"
 	"path/filepath"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
 
 // The OperatingSystemConfig mode's side of the node (docs/delivery-modes.md). gardener-node-agent writes the
-// release, the pool's runsc flags and the controller's sums under releases.StagedDir and registers runsc in
+// release, the pool's runsc flags and the controller's sums under nodecontract.StagedDir and registers runsc in
 // containerd's configuration; activate puts the release in the same layout, with the same runsc.toml, as install
 // does in the DaemonSet mode (planLayout), so that both modes leave the same files on a node, and sandboxes keep the
 // release they started with across upgrades. containerd's configuration, its restarts and the readiness label are
@@ -83,11 +82,11 @@ func (r *Run) planDeactivate() (*Plan, error) {
 	}
 	bin := r.opts.BinDir
 	links := map[string]string{
-		path.Join(bin, binaries.Shim):  releases.PathLink(binaries.Shim),
-		path.Join(bin, binaries.Runsc): releases.PathLink(binaries.Runsc),
-		runscconfig.NodePath:           runscconfig.LinkTarget(bin),
+		path.Join(bin, nodecontract.Shim):  nodecontract.PathLink(nodecontract.Shim),
+		path.Join(bin, nodecontract.Runsc): nodecontract.PathLink(nodecontract.Runsc),
+		runscconfig.NodePath:               runscconfig.LinkTarget(bin),
 	}
-	for _, node := range []string{path.Join(bin, binaries.Shim), path.Join(bin, binaries.Runsc), runscconfig.NodePath} {
+	for _, node := range []string{path.Join(bin, nodecontract.Shim), path.Join(bin, nodecontract.Runsc), runscconfig.NodePath} {
 		target, isLink, err := hostfs.ReadlinkIfExists(r.host(node))
 		if err != nil {
 			return nil, err
@@ -99,8 +98,8 @@ func (r *Run) planDeactivate() (*Plan, error) {
 	if err := r.planReleasesRemoval(p); err != nil {
 		return nil, err
 	}
-	if _, err := os.Lstat(r.host(path.Join(bin, releases.StagedDir))); err == nil {
-		p.Changes = append(p.Changes, Change{NodePath: path.Join(bin, releases.StagedDir), Tree: true, Detail: "what gardener-node-agent staged"})
+	if _, err := os.Lstat(r.host(path.Join(bin, nodecontract.StagedDir))); err == nil {
+		p.Changes = append(p.Changes, Change{NodePath: path.Join(bin, nodecontract.StagedDir), Tree: true, Detail: "what gardener-node-agent staged"})
 	}
 	if err := r.planStaleTemps(p); err != nil {
 		return nil, err
@@ -112,7 +111,7 @@ func (r *Run) planDeactivate() (*Plan, error) {
 // removeEmptyLayoutDirs removes gvisor/releases and gvisor/ once nothing is left in them.
 func (r *Run) removeEmptyLayoutDirs() {
 	bin := r.host(r.opts.BinDir)
-	for _, dir := range []string{filepath.Join(bin, releases.ReleasesDir), filepath.Join(bin, releases.Dir)} {
+	for _, dir := range []string{filepath.Join(bin, nodecontract.ReleasesDir), filepath.Join(bin, nodecontract.GVisorDir)} {
 		if entries, err := os.ReadDir(dir); err == nil && len(entries) == 0 {
 			_ = os.Remove(dir)
 		}

@@ -13,11 +13,9 @@ import (
 	"testing"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
-	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/gpu"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
 
@@ -34,7 +32,7 @@ func (p *proof) Prove(context.Context) (sandbox.Proof, error) {
 	if p.fails == nil {
 		return sandbox.Proof{Handler: "runsc"}, nil
 	}
-	current, _ := os.Readlink(p.h.path(path.Join(binDir, releases.CurrentLink)))
+	current, _ := os.Readlink(p.h.path(path.Join(binDir, nodecontract.CurrentLink)))
 	return sandbox.Proof{Handler: "runsc"}, p.fails(current)
 }
 
@@ -43,14 +41,14 @@ func (p *proof) Prove(context.Context) (sandbox.Proof, error) {
 func layout(t *testing.T, h *host) map[string]string {
 	t.Helper()
 	got := map[string]string{}
-	for _, link := range []string{runscconfig.NodePath, path.Join(binDir, binaries.Runsc), path.Join(binDir, binaries.Shim), path.Join(binDir, releases.CurrentLink)} {
+	for _, link := range []string{runscconfig.NodePath, path.Join(binDir, nodecontract.Runsc), path.Join(binDir, nodecontract.Shim), path.Join(binDir, nodecontract.CurrentLink)} {
 		target, err := os.Readlink(h.path(link))
 		if err != nil {
 			t.Fatalf("%s: %v", link, err)
 		}
 		got[link+" ->"] = target
 	}
-	root := h.path(path.Join(binDir, releases.ReleasesDir))
+	root := h.path(path.Join(binDir, nodecontract.ReleasesDir))
 	err := filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
 			return err
@@ -85,8 +83,8 @@ func TestActivateLeavesTheInstallsLayout(t *testing.T) {
 	osc := newHost(t, config)
 	o = osc.options()
 	o.Source = osc.source
-	o.RunscConfig = osc.path(path.Join(binDir, releases.StagedFlags))
-	osc.write(t, path.Join(binDir, releases.StagedFlags), flags)
+	o.RunscConfig = osc.path(path.Join(binDir, nodecontract.StagedFlags))
+	osc.write(t, path.Join(binDir, nodecontract.StagedFlags), flags)
 	p := &proof{}
 	o.Prover = p
 	res, err := installer.Activate(context.Background(), o)
@@ -102,11 +100,11 @@ func TestActivateLeavesTheInstallsLayout(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("activate left %d layout entries, install %d: %v", len(got), len(want), got)
 	}
-	if string(osc.read(t, cc.ConfigPath)) != string(config) || osc.exists(cc.DropInPath) || osc.exists(installer.BackupPath) {
+	if string(osc.read(t, nodecontract.ContainerdConfigPath)) != string(config) || osc.exists(nodecontract.DropInPath) || osc.exists(installer.BackupPath) {
 		t.Error("activate changed containerd's configuration: it is gardener-node-agent's")
 	}
-	if !strings.Contains(string(osc.read(t, path.Join(binDir, releases.StateFile))), `"good"`) {
-		t.Errorf("the proven release is not recorded: %s", osc.read(t, path.Join(binDir, releases.StateFile)))
+	if !strings.Contains(string(osc.read(t, path.Join(binDir, nodecontract.StateFile))), `"good"`) {
+		t.Errorf("the proven release is not recorded: %s", osc.read(t, path.Join(binDir, nodecontract.StateFile)))
 	}
 }
 
@@ -122,7 +120,7 @@ func TestActivateFallsBackToTheLastProvenRelease(t *testing.T) {
 	if _, err := installer.Activate(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
-	first, err := os.Readlink(h.path(path.Join(binDir, releases.CurrentLink)))
+	first, err := os.Readlink(h.path(path.Join(binDir, nodecontract.CurrentLink)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,10 +136,10 @@ func TestActivateFallsBackToTheLastProvenRelease(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "failed its proof") || !strings.Contains(res.Verdict, "running release") {
 		t.Fatalf("failing release: %v, verdict %q; want the failure and the release the node runs", err, res.Verdict)
 	}
-	if now, _ := os.Readlink(h.path(path.Join(binDir, releases.CurrentLink))); now != first {
+	if now, _ := os.Readlink(h.path(path.Join(binDir, nodecontract.CurrentLink))); now != first {
 		t.Errorf("current -> %q after the failed proof, want the proven %q", now, first)
 	}
-	if string(h.read(t, cc.ConfigPath)) != string(config) || res.Unregistered {
+	if string(h.read(t, nodecontract.ContainerdConfigPath)) != string(config) || res.Unregistered {
 		t.Error("a failed activation changed containerd's configuration: runsc stays registered by gardener-node-agent")
 	}
 	calls := p.calls
@@ -157,9 +155,9 @@ func TestActivateTurnsNVProxyOnForTheNodesDriver(t *testing.T) {
 	h.write(t, gpu.ControlDevice, nil)
 	o := h.options()
 	o.Prover = &proof{}
-	o.GPU = &preflight{v: gpu.Verdict{Status: gpu.Supported, Driver: "580.159.04", GVisor: "v1"}}
-	o.RunscConfig = h.path(path.Join(binDir, releases.StagedFlags))
-	h.write(t, path.Join(binDir, releases.StagedFlags), []byte("[runsc_config]\n  nvproxy = \"false\"\n"))
+	o.GPU = &preflight{v: gpu.Verdict{Status: nodecontract.GPUSupported, Driver: "580.159.04", GVisor: "v1"}}
+	o.RunscConfig = h.path(path.Join(binDir, nodecontract.StagedFlags))
+	h.write(t, path.Join(binDir, nodecontract.StagedFlags), []byte("[runsc_config]\n  nvproxy = \"false\"\n"))
 	res, err := installer.Activate(context.Background(), o)
 	if err != nil || !strings.Contains(string(h.read(t, runscconfig.NodePath)), "  nvproxy = \"true\"\n") || res.GPU == nil || !res.GPU.NVProxy() {
 		t.Errorf("supported driver: %v, runsc.toml %q; want nvproxy on", err, h.read(t, runscconfig.NodePath))
@@ -174,7 +172,7 @@ func TestDeactivateRemovesTheLayout(t *testing.T) {
 	h := newHost(t, config)
 	o := h.options()
 	o.Prover = &proof{}
-	h.write(t, path.Join(binDir, releases.StagedFlags), []byte("[runsc_config]\n"))
+	h.write(t, path.Join(binDir, nodecontract.StagedFlags), []byte("[runsc_config]\n"))
 	if _, err := installer.Activate(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
@@ -182,18 +180,18 @@ func TestDeactivateRemovesTheLayout(t *testing.T) {
 	if _, err := installer.Deactivate(context.Background(), installer.Options{HostRoot: h.root, BinDir: binDir}); err != nil {
 		t.Fatal(err)
 	}
-	for _, gone := range []string{runscconfig.NodePath, path.Join(binDir, binaries.Runsc), path.Join(binDir, binaries.Shim), path.Join(binDir, releases.Dir)} {
+	for _, gone := range []string{runscconfig.NodePath, path.Join(binDir, nodecontract.Runsc), path.Join(binDir, nodecontract.Shim), path.Join(binDir, nodecontract.GVisorDir)} {
 		if h.exists(gone) {
 			t.Errorf("%s is still there", gone)
 		}
 	}
-	if !h.exists(path.Join(binDir, "gvisor-installer")) || string(h.read(t, cc.ConfigPath)) != string(config) {
+	if !h.exists(path.Join(binDir, "gvisor-installer")) || string(h.read(t, nodecontract.ContainerdConfigPath)) != string(config) {
 		t.Error("deactivate touched what is not the release layout's")
 	}
 
-	h.write(t, path.Join(binDir, binaries.Runsc), []byte("another extension's runsc"))
+	h.write(t, path.Join(binDir, nodecontract.Runsc), []byte("another extension's runsc"))
 	res, err := installer.Deactivate(context.Background(), installer.Options{HostRoot: h.root, BinDir: binDir})
-	if err != nil || len(res.Changed) != 0 || !h.exists(path.Join(binDir, binaries.Runsc)) {
+	if err != nil || len(res.Changed) != 0 || !h.exists(path.Join(binDir, nodecontract.Runsc)) {
 		t.Errorf("no layout: %v, changed %v; want nothing removed", err, res.Changed)
 	}
 }

@@ -13,9 +13,9 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
 // TestReleaseAnchor: with the controller's sums (imagevector/gvisor-sums.yaml, as the runsc
@@ -32,7 +32,7 @@ func TestReleaseAnchor(t *testing.T) {
 		t.Fatalf("%s has no sums for %s", imagevector.SumsFile, runtime.GOARCH)
 	}
 	anchorDir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(anchorDir, binaries.AnchorFile(runtime.GOARCH)), []byte(text), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(anchorDir, nodecontract.AnchorFile(runtime.GOARCH)), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	config := readTestdata(t, "configs/default-2.4.toml")

@@ -11,12 +11,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/gpu"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/report"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 )
 
 // Result is what a run did.
@@ -53,8 +52,8 @@ type Result struct {
 }
 
 // Report is what a successful run leaves in its pod's status (package report).
-func (r Result) Report() report.Success {
-	return report.Success{Uninstall: r.Action == string(ActionUninstall), GVisor: r.GVisor, RunscSum: r.RunscSum,
+func (r Result) Report() nodecontract.Report {
+	return nodecontract.Report{Uninstall: r.Action == string(ActionUninstall), GVisor: r.GVisor, RunscSum: r.RunscSum,
 		Containerd: r.Containerd, Foreign: r.Foreign, GPU: GPUReport(r.GPU)}
 }
 
@@ -247,7 +246,7 @@ func (r *Run) write(c Change) error {
 
 // cleanSidecarDir removes gvisor-bin/ when this run removed its last file.
 func (r *Run) cleanSidecarDir(p *Plan) error {
-	side := filepath.Join(p.binDir, binaries.SideDir)
+	side := filepath.Join(p.binDir, nodecontract.SideDir)
 	removed := false
 	for _, c := range p.Changes {
 		removed = removed || (c.removes() && filepath.Dir(r.host(c.NodePath)) == side)

@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
-	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
 // BenchmarkInstall measures the installer on a realistic node: the real static gVisor release (runsc and shim,
@@ -27,7 +27,7 @@ func BenchmarkInstall(b *testing.B) {
 	config := relativeImports(readTestdata(b, "configs/gardener-v3.toml"))
 	h := newHost(b, config)
 	installertest.RealRelease(b, h.source)
-	d := installertest.StartDaemon(b, c, h.path(cc.ConfigPath), h.root)
+	d := installertest.StartDaemon(b, c, h.path(nodecontract.ContainerdConfigPath), h.root)
 	r := &installertest.Restarter{D: d}
 	o := h.options()
 	o.Restarter, o.Verifier = r, verify.CRI{Socket: d.Socket}
@@ -53,7 +53,7 @@ func BenchmarkInstall(b *testing.B) {
 		b.ReportMetric(float64(restarts)/float64(b.N), "restarts/op")
 	}
 	uninstall := func() {
-		for _, p := range []string{cc.DropInPath, runscconfig.NodePath, binDir + "/runsc", binDir + "/containerd-shim-runsc-v1"} {
+		for _, p := range []string{nodecontract.DropInPath, runscconfig.NodePath, binDir + "/runsc", binDir + "/containerd-shim-runsc-v1"} {
 			if err := os.Remove(h.path(p)); err != nil && !os.IsNotExist(err) {
 				b.Fatal(err)
 			}
@@ -120,7 +120,7 @@ func BenchmarkUninstall(b *testing.B) {
 	c := installertest.Release(b, "2.4")
 	h := newHost(b, relativeImports(readTestdata(b, "configs/gardener-v3.toml")))
 	installertest.RealRelease(b, h.source)
-	d := installertest.StartDaemon(b, c, h.path(cc.ConfigPath), h.root)
+	d := installertest.StartDaemon(b, c, h.path(nodecontract.ContainerdConfigPath), h.root)
 	o := h.options()
 	o.Restarter, o.Verifier = &installertest.Restarter{D: d}, verify.CRI{Socket: d.Socket}
 	ctx := context.Background()

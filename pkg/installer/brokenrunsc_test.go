@@ -15,11 +15,11 @@ import (
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
-	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/nodeinstall"
 )
@@ -46,7 +46,7 @@ func TestBrokenRunscIsNotReady(t *testing.T) {
 			n := nodetest.New(t, nodetest.Config{Containerd: c, Tools: tools, Images: images})
 			// On a failure the fixture's cleanup logs the installer's log.
 			o := nodeinstall.New(t, n, nodeinstall.Setup{Release: broken, ProofTimeout: 45 * time.Second}).Options
-			original := mustReadT(t, n.HostPath(cc.ConfigPath))
+			original := mustReadT(t, n.HostPath(nodecontract.ContainerdConfigPath))
 			ctx := context.Background()
 
 			res, err := installer.Install(ctx, o)
@@ -63,10 +63,10 @@ func TestBrokenRunscIsNotReady(t *testing.T) {
 			if err := o.Verifier.Verify(ctx, verify.NoRunsc); err != nil {
 				t.Errorf("runsc registered after the failed proof: %v", err)
 			}
-			if got := mustReadT(t, n.HostPath(cc.ConfigPath)); !bytes.Equal(got, original) {
+			if got := mustReadT(t, n.HostPath(nodecontract.ContainerdConfigPath)); !bytes.Equal(got, original) {
 				t.Errorf("config.toml is not what it was:\n%s", got)
 			}
-			if _, err := os.Stat(n.HostPath(cc.DropInPath)); err == nil {
+			if _, err := os.Stat(n.HostPath(nodecontract.DropInPath)); err == nil {
 				t.Errorf("the drop-in is still there")
 			}
 			if left := proofSandboxes(t, n.Socket()); left != 0 {

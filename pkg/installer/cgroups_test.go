@@ -14,10 +14,10 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
-	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
 // TestInstallRefusesCgroupV1WithSystemdDriver: a real containerd 2.4 with runc's SystemdCgroup = true (the systemd
@@ -36,7 +36,7 @@ func TestInstallRefusesCgroupV1WithSystemdDriver(t *testing.T) {
 	t.Cleanup(func() { _ = unix.Unmount(cgroupRoot, unix.MNT_DETACH) })
 	config := bytes.Replace(readTestdata(t, "configs/default-2.4.toml"), []byte("SystemdCgroup = false"), []byte("SystemdCgroup = true"), 1)
 	h := newHost(t, config)
-	d := installertest.StartDaemon(t, c, h.path(cc.ConfigPath), h.root)
+	d := installertest.StartDaemon(t, c, h.path(nodecontract.ContainerdConfigPath), h.root)
 	r := &installertest.Restarter{D: d}
 	o := h.options()
 	o.Restarter, o.Verifier, o.CgroupRoot = r, verify.CRI{Socket: d.Socket}, cgroupRoot
@@ -63,7 +63,7 @@ func TestInstallRefusesCgroupV1WithSystemdDriver(t *testing.T) {
 
 	// The same hierarchy with the cgroupfs driver passes the check; what follows is the install as everywhere else.
 	h2 := newHost(t, readTestdata(t, "configs/default-2.4.toml"))
-	d2 := installertest.StartDaemon(t, c, h2.path(cc.ConfigPath), h2.root)
+	d2 := installertest.StartDaemon(t, c, h2.path(nodecontract.ContainerdConfigPath), h2.root)
 	o2 := h2.options()
 	o2.Restarter, o2.Verifier, o2.CgroupRoot = &installertest.Restarter{D: d2}, verify.CRI{Socket: d2.Socket}, cgroupRoot
 	if res, err := installer.Install(context.Background(), o2); refusal.Is(err) {

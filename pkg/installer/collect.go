@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 )
 
 // collect removes the release directories the node no longer needs: all but the current release, the last
@@ -17,7 +18,7 @@ import (
 // after a successful proof only, and a directory it cannot remove is logged and tried again by the next run.
 func (r *Run) collect(rp *releasePlan, res *Result) {
 	log := r.opts.Logger
-	dir := r.host(path.Join(r.opts.BinDir, releases.ReleasesDir))
+	dir := r.host(path.Join(r.opts.BinDir, nodecontract.ReleasesDir))
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
@@ -36,7 +37,7 @@ func (r *Run) collect(rp *releasePlan, res *Result) {
 		case used[id] > 0:
 			kept = append(kept, id)
 		default:
-			node := path.Join(r.opts.BinDir, releases.ReleaseDir(id))
+			node := path.Join(r.opts.BinDir, nodecontract.ReleaseDir(id))
 			if err := os.RemoveAll(r.host(node)); err != nil {
 				log.Warn("cannot remove an unused release", "step", "collect", "dir", node, "error", err.Error())
 				continue

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
-	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
@@ -32,17 +32,19 @@ func TestConcurrentWriterIsNotLost(t *testing.T) {
 			h := newHost(t, readTestdata(t, config))
 			var once sync.Once
 			meanwhile := func(string) {
-				once.Do(func() { h.write(t, cc.ConfigPath, append(h.read(t, cc.ConfigPath), nodeAgentEdit...)) })
+				once.Do(func() {
+					h.write(t, nodecontract.ContainerdConfigPath, append(h.read(t, nodecontract.ContainerdConfigPath), nodeAgentEdit...))
+				})
 			}
 			res, err := installer.Install(context.Background(), installer.WithCopyHook(h.options(), meanwhile))
 			if err != nil {
 				t.Fatalf("install: %v\n%s", err, h.logs)
 			}
-			got := h.read(t, cc.ConfigPath)
+			got := h.read(t, nodecontract.ContainerdConfigPath)
 			if !bytes.Contains(got, []byte(nodeAgentEdit)) {
 				t.Errorf("install overwrote the other writer's change of config.toml:\n%s", got)
 			}
-			registered := bytes.Contains(got, []byte("runtimes.runsc]")) || h.exists(cc.DropInPath)
+			registered := bytes.Contains(got, []byte("runtimes.runsc]")) || h.exists(nodecontract.DropInPath)
 			if !registered {
 				t.Errorf("runsc is not registered after the install: %s\n%s", res.Summary(), got)
 			}
@@ -60,12 +62,12 @@ func TestConcurrentWriterIsNotLost(t *testing.T) {
 func TestRollbackKeepsANewerWriter(t *testing.T) {
 	c := installertest.Release(t, "2.2")
 	h := newHost(t, readTestdata(t, "configs/v1.toml"))
-	d := installertest.StartDaemon(t, c, h.path(cc.ConfigPath), h.root)
+	d := installertest.StartDaemon(t, c, h.path(nodecontract.ContainerdConfigPath), h.root)
 	var newer []byte
 	r := &installertest.Restarter{D: d, Before: func(n int) {
 		if n == 1 {
-			newer = append(h.read(t, cc.ConfigPath), nodeAgentEdit...)
-			h.write(t, cc.ConfigPath, newer)
+			newer = append(h.read(t, nodecontract.ContainerdConfigPath), nodeAgentEdit...)
+			h.write(t, nodecontract.ContainerdConfigPath, newer)
 		}
 	}}
 	o := h.options()
@@ -75,7 +77,7 @@ func TestRollbackKeepsANewerWriter(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "another writer changed it meanwhile") {
 		t.Fatalf("want a failure that names the other writer, got %v (%s)", err, res.Summary())
 	}
-	if got := h.read(t, cc.ConfigPath); !bytes.Equal(got, newer) {
+	if got := h.read(t, nodecontract.ContainerdConfigPath); !bytes.Equal(got, newer) {
 		t.Errorf("the rollback overwrote the newer writer's config.toml:\n%s", got)
 	}
 	if res.RolledBack {

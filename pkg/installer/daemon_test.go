@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
-	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
 // daemonScenarios pair each supported real containerd with a config it runs on in the field (containerd 1.6 is
@@ -41,7 +41,7 @@ func TestDaemonLifecycle(t *testing.T) {
 			c := installertest.Release(t, sc.release)
 			original := relativeImports(readTestdata(t, sc.config))
 			h := newHost(t, original)
-			d := installertest.StartDaemon(t, c, h.path(cc.ConfigPath), h.root)
+			d := installertest.StartDaemon(t, c, h.path(nodecontract.ContainerdConfigPath), h.root)
 			cri := verify.CRI{Socket: d.Socket}
 			if err := cri.Verify(context.Background(), verify.NoRunsc); err != nil {
 				t.Fatalf("before install: %v", err)
@@ -90,10 +90,10 @@ func TestDaemonLifecycle(t *testing.T) {
 			if err := cri.Verify(context.Background(), verify.NoRunsc); err != nil {
 				t.Errorf("after uninstall: %v", err)
 			}
-			if got := h.read(t, cc.ConfigPath); !bytes.Equal(got, original) {
+			if got := h.read(t, nodecontract.ContainerdConfigPath); !bytes.Equal(got, original) {
 				t.Errorf("config.toml after uninstall differs from the original:\n%s", got)
 			}
-			for _, p := range []string{cc.DropInPath, runscconfig.NodePath, installer.BackupPath, binDir + "/runsc", binDir + "/containerd-shim-runsc-v1", binDir + "/gvisor-bin"} {
+			for _, p := range []string{nodecontract.DropInPath, runscconfig.NodePath, installer.BackupPath, binDir + "/runsc", binDir + "/containerd-shim-runsc-v1", binDir + "/gvisor-bin"} {
 				if h.exists(p) {
 					t.Errorf("%s left behind by uninstall", p)
 				}
@@ -109,7 +109,7 @@ func TestDaemonLifecycle(t *testing.T) {
 func TestConfigWrittenButNotInEffect(t *testing.T) {
 	c := installertest.Release(t, "2.4")
 	h := newHost(t, relativeImports(readTestdata(t, "configs/default-2.4.toml")))
-	d := installertest.StartDaemon(t, c, h.path(cc.ConfigPath), h.root)
+	d := installertest.StartDaemon(t, c, h.path(nodecontract.ContainerdConfigPath), h.root)
 	if _, err := installer.Install(context.Background(), h.options()); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestRollbackWhenRunscNotInEffect(t *testing.T) {
 	c := installertest.Release(t, "2.2")
 	original := readTestdata(t, "configs/v1.toml")
 	h := newHost(t, original)
-	d := installertest.StartDaemon(t, c, h.path(cc.ConfigPath), h.root)
+	d := installertest.StartDaemon(t, c, h.path(nodecontract.ContainerdConfigPath), h.root)
 	r := &installertest.Restarter{D: d}
 	o := h.options()
 	o.Restarter, o.Verifier, o.VerifyTimeout = r, verify.CRI{Socket: d.Socket}, 6*time.Second
@@ -152,7 +152,7 @@ func TestRollbackWhenRunscNotInEffect(t *testing.T) {
 	if elapsed := time.Since(start); elapsed > 3*o.VerifyTimeout {
 		t.Errorf("rollback took %s, bound is about %s", elapsed, 2*o.VerifyTimeout)
 	}
-	if got := h.read(t, cc.ConfigPath); !bytes.Equal(got, original) {
+	if got := h.read(t, nodecontract.ContainerdConfigPath); !bytes.Equal(got, original) {
 		t.Errorf("config.toml not restored:\n%s", got)
 	}
 	if err := o.Verifier.Verify(context.Background(), verify.Up); err != nil {
@@ -167,10 +167,10 @@ func TestRollbackWhenContainerdFailsToStart(t *testing.T) {
 	c := installertest.Release(t, "2.4")
 	original := relativeImports(readTestdata(t, "configs/default-2.4.toml"))
 	h := newHost(t, original)
-	d := installertest.StartDaemon(t, c, h.path(cc.ConfigPath), h.root)
+	d := installertest.StartDaemon(t, c, h.path(nodecontract.ContainerdConfigPath), h.root)
 	r := &installertest.Restarter{D: d, Before: func(n int) {
 		if n == 1 {
-			appendFile(t, h.path(cc.DropInPath), "\n[plugins.'io.containerd.cri.v1.runtime'\n")
+			appendFile(t, h.path(nodecontract.DropInPath), "\n[plugins.'io.containerd.cri.v1.runtime'\n")
 		}
 	}}
 	o := h.options()
@@ -183,7 +183,7 @@ func TestRollbackWhenContainerdFailsToStart(t *testing.T) {
 	if !strings.Contains(d.LogTail(200), "failed to load") && !strings.Contains(err.Error(), "exited") {
 		t.Errorf("containerd did not fail on the damaged config as the test intends:\n%s", d.LogTail(20))
 	}
-	if h.exists(cc.DropInPath) || !bytes.Equal(h.read(t, cc.ConfigPath), original) {
+	if h.exists(nodecontract.DropInPath) || !bytes.Equal(h.read(t, nodecontract.ContainerdConfigPath), original) {
 		t.Errorf("previous configuration not restored")
 	}
 	if r.Restarts != 2 || res.Restarts != 1 || !res.RolledBack {

@@ -14,11 +14,11 @@ import (
 	"testing"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
-	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
 // runscFlags is the runsc.toml our chart renders for configFlags {net-raw: "true"}; the old extension wrote the
@@ -148,7 +148,7 @@ func TestNodeDisruption(t *testing.T) {
 				h.write(t, binDir+"/runsc", installertest.StubELF(nativeMachine(), "old runsc"))
 				h.write(t, binDir+"/containerd-shim-runsc-v1", installertest.StubELF(nativeMachine(), "old shim"))
 			}
-			n.d = installertest.NewDaemon(t, c, h.path(cc.ConfigPath), h.root)
+			n.d = installertest.NewDaemon(t, c, h.path(nodecontract.ContainerdConfigPath), h.root)
 			if err := n.d.Start(context.Background()); err != nil {
 				t.Logf("containerd is down on this node before the action: %v", err)
 			}
@@ -190,12 +190,12 @@ func TestNodeDisruption(t *testing.T) {
 				t.Errorf("containerd afterwards: %v", err)
 			}
 			if tc.original != "" {
-				if got, want := h.read(t, cc.ConfigPath), relativeImports(readTestdata(t, tc.original)); !bytes.Equal(got, want) {
+				if got, want := h.read(t, nodecontract.ContainerdConfigPath), relativeImports(readTestdata(t, tc.original)); !bytes.Equal(got, want) {
 					t.Errorf("config.toml is not the operator's %s again:\n%s", tc.original, got)
 				}
 			}
 			if tc.after == verify.NoRunsc {
-				for _, p := range []string{cc.DropInPath, runscconfig.NodePath, installer.BackupPath, binDir + "/runsc", binDir + "/containerd-shim-runsc-v1", binDir + "/gvisor-bin"} {
+				for _, p := range []string{nodecontract.DropInPath, runscconfig.NodePath, installer.BackupPath, binDir + "/runsc", binDir + "/containerd-shim-runsc-v1", binDir + "/gvisor-bin"} {
 					if h.exists(p) {
 						t.Errorf("%s left behind", p)
 					}

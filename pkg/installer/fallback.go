@@ -16,6 +16,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
 
@@ -130,11 +131,11 @@ func (r *Run) fallBack(rp *releasePlan, res *Result) (string, error) {
 	if _, err := os.Stat(r.host(runscconfig.ReleasePath(bin, good))); err != nil {
 		return "", fmt.Errorf("release %s is no longer complete on the node: %w", good, err)
 	}
-	link := path.Join(bin, releases.CurrentLink)
-	if err := hostfs.SymlinkAtomic(releases.CurrentTarget(good), r.host(link)); err != nil {
+	link := path.Join(bin, nodecontract.CurrentLink)
+	if err := hostfs.SymlinkAtomic(nodecontract.CurrentTarget(good), r.host(link)); err != nil {
 		return "", err
 	}
-	res.Changed = append(res.Changed, "link "+link+" -> "+releases.CurrentTarget(good)+" (back to the last proven release)")
+	res.Changed = append(res.Changed, "link "+link+" -> "+nodecontract.CurrentTarget(good)+" (back to the last proven release)")
 	return "running release " + good, nil
 }
 
@@ -155,12 +156,12 @@ func (r *Run) proven(p *Plan, res *Result) error {
 
 // saveState writes what the node remembers; a failure to write it is logged, not fatal (the proof decides again).
 func (r *Run) saveState(rp *releasePlan) {
-	file := r.host(path.Join(r.opts.BinDir, releases.StateFile))
+	file := r.host(path.Join(r.opts.BinDir, nodecontract.StateFile))
 	if old, err := releases.LoadState(file); err == nil && equalState(old, rp.state) {
 		return
 	}
 	if err := rp.state.Save(file); err != nil {
-		r.opts.Logger.Warn("cannot record the proof's outcome; the next run proves again", "step", "state", "file", releases.StateFile, "error", err.Error())
+		r.opts.Logger.Warn("cannot record the proof's outcome; the next run proves again", "step", "state", "file", nodecontract.StateFile, "error", err.Error())
 	}
 }
 

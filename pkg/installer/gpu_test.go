@@ -16,7 +16,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/gpu"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/report"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
@@ -71,17 +71,17 @@ func TestGPUNodeTurnsNVProxyOn(t *testing.T) {
 	}
 
 	h.write(t, gpu.ControlDevice, nil) // the pre-flight is injected: HasDevices only looks for the node path
-	pf.v = gpu.Verdict{Status: gpu.Supported, Driver: "580.159.04", GVisor: "v1"}
+	pf.v = gpu.Verdict{Status: nodecontract.GPUSupported, Driver: "580.159.04", GVisor: "v1"}
 	res = install("a GPU node with a supported driver")
 	if pf.calls != 1 || !strings.Contains(installed(), "  nvproxy = \"true\"\n") || !strings.Contains(installed(), "  net-raw = \"true\"\n") {
 		t.Errorf("supported driver: pre-flight asked %d times, runsc.toml %q; want nvproxy on and the pool's flags", pf.calls, installed())
 	}
 	line := res.Report().String()
-	if back, ok := report.Parse(line); !ok || back.GPU == nil || !back.GPU.NVProxy || back.GPU.Driver != "580.159.04" || back.GPU.Advice != "" {
+	if back, ok := nodecontract.ParseReport(line); !ok || back.GPU == nil || !back.GPU.NVProxy || back.GPU.Driver != "580.159.04" || back.GPU.Advice != "" {
 		t.Errorf("report %q: want the supported driver and nvproxy on", line)
 	}
 
-	pf.v = gpu.Verdict{Status: gpu.Unknown, Driver: "570.211.01", Nearest: "570.195.03", GVisor: "v1"}
+	pf.v = gpu.Verdict{Status: nodecontract.GPUUnknown, Driver: "570.211.01", Nearest: "570.195.03", GVisor: "v1"}
 	res = install("a GPU node whose driver the runsc does not know")
 	if strings.Contains(installed(), "nvproxy") || !strings.Contains(res.Summary(), "GPU: unknown NVIDIA driver 570.211.01, nvproxy off: install NVIDIA driver 570.195.03") {
 		t.Errorf("unknown driver: runsc.toml %q, summary %q; want nvproxy off and the driver to install", installed(), res.Summary())
@@ -89,7 +89,7 @@ func TestGPUNodeTurnsNVProxyOn(t *testing.T) {
 
 	pf.v, pf.err = gpu.Verdict{}, errors.New("the node does not have the image")
 	res = install("a GPU node whose pre-flight did not run")
-	if strings.Contains(installed(), "nvproxy") || res.GPU == nil || res.GPU.Status != gpu.Unreadable || !strings.Contains(res.Report().String(), "the node does not have the image") {
+	if strings.Contains(installed(), "nvproxy") || res.GPU == nil || res.GPU.Status != nodecontract.GPUUnreadable || !strings.Contains(res.Report().String(), "the node does not have the image") {
 		t.Errorf("pre-flight failed: runsc.toml %q, report %q; want nvproxy off and the reason", installed(), res.Report())
 	}
 }
@@ -114,7 +114,7 @@ func TestGPUProof(t *testing.T) {
 	for _, d := range []string{"nvidiactl", "nvidia0", "nvidia1", "nvidia-uvm", "nvidia-uvm-tools", "nvidia-modeset", "null"} {
 		h.write(t, "/dev/"+d, nil)
 	}
-	pf := &preflight{v: gpu.Verdict{Status: gpu.Supported, Driver: "580.159.04", GVisor: "v1"}}
+	pf := &preflight{v: gpu.Verdict{Status: nodecontract.GPUSupported, Driver: "580.159.04", GVisor: "v1"}}
 	prover := &gpuProver{}
 	prover.probe.Driver = "580.159.04"
 	prover.probe.GPUs = make([]gpu.ProbedGPU, 2)
@@ -142,15 +142,15 @@ func TestGPUProof(t *testing.T) {
 		prover.probe.Driver, prover.probe.GPUs, prover.err = c.driver, make([]gpu.ProbedGPU, c.gpus), c.err
 		res, err := installer.Install(context.Background(), o)
 		line := res.Report().String()
-		if err != nil || res.GPU == nil || res.GPU.Status != gpu.ProofFailed || !strings.Contains(line, "GPU: proof-failed NVIDIA driver 580.159.04, nvproxy on: ") || !strings.Contains(line, c.reason) {
+		if err != nil || res.GPU == nil || res.GPU.Status != nodecontract.GPUProofFailed || !strings.Contains(line, "GPU: proof-failed NVIDIA driver 580.159.04, nvproxy on: ") || !strings.Contains(line, c.reason) {
 			t.Errorf("%s: %v, report %q; want the install to pass and the proof's failure reported with %q", c.name, err, line, c.reason)
 		}
-		if back, ok := report.Parse(line); !ok || back.GPU == nil || back.GPU.Status != string(gpu.ProofFailed) {
+		if back, ok := nodecontract.ParseReport(line); !ok || back.GPU == nil || back.GPU.Status != nodecontract.GPUProofFailed {
 			t.Errorf("%s: the report does not read back: %+v", c.name, back)
 		}
 	}
 
-	pf.v = gpu.Verdict{Status: gpu.Unknown, Driver: "570.211.01", Nearest: "570.195.03"}
+	pf.v = gpu.Verdict{Status: nodecontract.GPUUnknown, Driver: "570.211.01", Nearest: "570.195.03"}
 	prover.devices = nil
 	if _, err := installer.Install(context.Background(), o); err != nil || prover.devices != nil {
 		t.Errorf("a driver the pre-flight refused: %v, GPU proof with %v; want no proof", err, prover.devices)
@@ -173,7 +173,7 @@ func TestGPUDriverWait(t *testing.T) {
 	sys := t.TempDir()
 	pciFunction(t, sys, "0000:00:02.0", "0x8086", "0x030000") // another vendor's GPU
 	pciFunction(t, sys, "0000:05:00.0", "0x10de", "0x068000") // an NVSwitch
-	pf := &preflight{v: gpu.Verdict{Status: gpu.Supported, Driver: "580.159.04"}}
+	pf := &preflight{v: gpu.Verdict{Status: nodecontract.GPUSupported, Driver: "580.159.04"}}
 	o := h.options()
 	o.GPU, o.SysRoot, o.GPUDriverWait = pf, sys, time.Minute
 	start := time.Now()
@@ -190,7 +190,7 @@ func TestGPUDriverWait(t *testing.T) {
 	}()
 	res, err := installer.Install(context.Background(), o)
 	testutil.Must(t, <-loaded)
-	if err != nil || res.GPU == nil || res.GPU.Status != gpu.Supported || pf.calls != 1 {
+	if err != nil || res.GPU == nil || res.GPU.Status != nodecontract.GPUSupported || pf.calls != 1 {
 		t.Errorf("driver loaded during the wait: %v, verdict %+v, %d pre-flights; want it judged supported", err, res.GPU, pf.calls)
 	}
 

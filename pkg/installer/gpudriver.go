@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/gpu"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 )
 
 // driverPoll is how often waitForDriver looks for the driver's control device.
@@ -56,7 +57,7 @@ func (r *Run) driverPresent(ctx context.Context) (bool, error) {
 	for {
 		select {
 		case <-wctx.Done():
-			r.gpu = &gpu.Verdict{Status: gpu.Unreadable, Message: fmt.Sprintf("the node has NVIDIA GPUs but no driver: no %s after waiting %s "+
+			r.gpu = &gpu.Verdict{Status: nodecontract.GPUUnreadable, Message: fmt.Sprintf("the node has NVIDIA GPUs but no driver: no %s after waiting %s "+
 				"(the GPU operator's driver container not running yet, or no driver installer for this pool); once the driver runs, "+
 				"recreate this node's installation pod so that the installer judges it", gpu.ControlDevice, time.Since(start).Round(time.Second))}
 			return false, nil

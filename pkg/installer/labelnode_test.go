@@ -15,14 +15,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
-	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/gpu"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel/nodelabeltest"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
@@ -50,7 +50,7 @@ func TestLabelNode(t *testing.T) {
 
 	original := relativeImports(readTestdata(t, "configs/default-2.4.toml"))
 	h := newHost(t, original)
-	d := installertest.StartDaemon(t, c, h.path(cc.ConfigPath), h.root)
+	d := installertest.StartDaemon(t, c, h.path(nodecontract.ContainerdConfigPath), h.root)
 	cri := verify.CRI{Socket: d.Socket}
 	// labelledAtRestart records, at each containerd restart, whether node-a had the label.
 	var labelledAtRestart []bool
@@ -129,13 +129,13 @@ func TestLabelNode(t *testing.T) {
 			}
 		}()
 		gpuNode := o
-		pf := &preflight{v: gpu.Verdict{Status: gpu.Unknown, Driver: "570.211.01", Nearest: "570.195.03"}}
+		pf := &preflight{v: gpu.Verdict{Status: nodecontract.GPUUnknown, Driver: "570.211.01", Nearest: "570.195.03"}}
 		gpuNode.GPU = pf
 		res, err := installer.Install(ctx, gpuNode)
 		if err != nil || labelled("node-a") || !strings.Contains(res.Summary(), "not labelled "+nodelabel.Key+": GPU pods cannot run in gVisor there (unknown)") {
 			t.Errorf("GPU node with an unknown driver: %v, labelled %v, summary %q; want the install to pass and the label gone", err, labelled("node-a"), res.Summary())
 		}
-		pf.v = gpu.Verdict{Status: gpu.Supported, Driver: "580.159.04"}
+		pf.v = gpu.Verdict{Status: nodecontract.GPUSupported, Driver: "580.159.04"}
 		if _, err := installer.Install(ctx, gpuNode); err != nil || !labelled("node-a") {
 			t.Errorf("GPU node with a supported driver: %v, labelled %v; want the label back", err, labelled("node-a"))
 		}
@@ -198,7 +198,7 @@ func TestLabelNode(t *testing.T) {
 		if err := cri.Verify(ctx, verify.NoRunsc); err != nil {
 			t.Error(err)
 		}
-		if got := h.read(t, cc.ConfigPath); string(got) != string(original) {
+		if got := h.read(t, nodecontract.ContainerdConfigPath); string(got) != string(original) {
 			t.Errorf("config.toml differs from the original:\n%s", got)
 		}
 		if want := "; label " + nodelabel.Key + " removed from node node-a"; !strings.HasSuffix(res.Summary(), want) {

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
 )
 
 // TestWaiterLocksTheNewLockDir: on a host root without LockDir, the first run creates it and removes it again

@@ -16,8 +16,9 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
 	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
 // TestInstallConfigMatrix installs onto every testdata config and checks the result with every real containerd
@@ -41,7 +42,7 @@ func TestInstallConfigMatrix(t *testing.T) {
 			original := readTestdata(t, "configs/"+name)
 			h := newHost(t, original)
 			before := installertest.HashTree(t, h.root)
-			doc, err := cc.Parse(cc.ConfigPath, original)
+			doc, err := cc.Parse(nodecontract.ContainerdConfigPath, original)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,7 +54,7 @@ func TestInstallConfigMatrix(t *testing.T) {
 			if res.Restarts != 0 || len(res.Changed) == 0 {
 				t.Fatalf("first install: %s", res.Summary())
 			}
-			if doc.UsesDropIn() && !bytes.Equal(h.read(t, cc.ConfigPath), original) {
+			if doc.UsesDropIn() && !bytes.Equal(h.read(t, nodecontract.ContainerdConfigPath), original) {
 				t.Errorf("config.toml changed although the drop-in was used")
 			}
 
@@ -65,7 +66,7 @@ func TestInstallConfigMatrix(t *testing.T) {
 				checked++
 				t.Run(c.String(), func(t *testing.T) {
 					wantDump, _ := c.Dump(t, dumpable(t, h, original))
-					gotDump, stderr := c.Dump(t, dumpable(t, h, h.read(t, cc.ConfigPath)))
+					gotDump, stderr := c.Dump(t, dumpable(t, h, h.read(t, nodecontract.ContainerdConfigPath)))
 					if strings.Contains(stderr, "invalid plugin key") {
 						t.Errorf("%s complains about a plugin key:\n%s", c, stderr)
 					}
@@ -106,11 +107,11 @@ func TestInstallConfigMatrix(t *testing.T) {
 			if doc.Runsc() != nil {
 				// runsc was registered before we came (and adopted): uninstall removes the registration, the
 				// rest of the file stays.
-				after, err := cc.Parse(cc.ConfigPath, h.read(t, cc.ConfigPath))
+				after, err := cc.Parse(nodecontract.ContainerdConfigPath, h.read(t, nodecontract.ContainerdConfigPath))
 				if err != nil || after.Runsc() != nil {
-					t.Errorf("uninstall left runsc or broke the file (%v):\n%s", err, h.read(t, cc.ConfigPath))
+					t.Errorf("uninstall left runsc or broke the file (%v):\n%s", err, h.read(t, nodecontract.ContainerdConfigPath))
 				}
-				h.write(t, cc.ConfigPath, original)
+				h.write(t, nodecontract.ContainerdConfigPath, original)
 			}
 			after := installertest.HashTree(t, h.root)
 			if !reflect.DeepEqual(before, after) {
@@ -134,7 +135,7 @@ func dumpable(t *testing.T, h *host, config []byte) string {
 func assertRunsc(t *testing.T, dump map[string]any, pluginID string) {
 	t.Helper()
 	p := []string{"plugins", pluginID, "containerd", "runtimes", "runsc"}
-	for key, want := range map[string]string{"runtime_type": cc.RuntimeType, "options/TypeUrl": cc.OptionsTypeURL, "options/ConfigPath": runscconfig.NodePath} {
+	for key, want := range map[string]string{"runtime_type": nodecontract.RuntimeType, "options/TypeUrl": nodecontract.OptionsTypeURL, "options/ConfigPath": runscconfig.NodePath} {
 		got, err := installertest.Lookup(dump, append(p, strings.Split(key, "/")...)...)
 		if err != nil || got != want {
 			t.Errorf("effective runsc %s = %v (%v), want %q", key, got, err, want)
@@ -188,7 +189,7 @@ func TestBenignImportOn1x(t *testing.T) {
 	if _, err := installer.Install(context.Background(), h.options()); err != nil {
 		t.Fatal(err)
 	}
-	dump, _ := c.Dump(t, dumpable(t, h, h.read(t, cc.ConfigPath)))
+	dump, _ := c.Dump(t, dumpable(t, h, h.read(t, nodecontract.ContainerdConfigPath)))
 	assertRunsc(t, dump, c.PluginID())
 	if got, err := installertest.Lookup(dump, "plugins", "io.containerd.internal.v1.tracing", "sampling_ratio"); err != nil || got != 0.5 {
 		t.Errorf("drop-in setting lost: %v %v", got, err)

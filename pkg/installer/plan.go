@@ -16,12 +16,13 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
 	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
 
 // BackupPath is the node path of the copy of config.toml taken before the installer changes it.
-const BackupPath = cc.ConfigPath + ".gvisor-installer.bak"
+const BackupPath = nodecontract.ContainerdConfigPath + ".gvisor-installer.bak"
 
 // Change is one planned write or removal on the node.
 type Change struct {
@@ -142,7 +143,7 @@ func (r *Run) planInstall() (*Plan, error) {
 	if err := r.checkImportsOn1x(doc); err != nil {
 		return nil, err
 	}
-	r.opts.Logger.Info("parsed containerd config", "step", "parse-config", "file", cc.ConfigPath, "version", doc.Version, "plugin", doc.PluginID, "imports", strings.Join(doc.Imports, ","))
+	r.opts.Logger.Info("parsed containerd config", "step", "parse-config", "file", nodecontract.ContainerdConfigPath, "version", doc.Version, "plugin", doc.PluginID, "imports", strings.Join(doc.Imports, ","))
 	p, err := r.planLayout(rel, runscData)
 	if err != nil {
 		return nil, err
@@ -174,7 +175,7 @@ func (r *Run) loadInputs() (*binaries.Release, []byte, error) {
 // planLayout returns the changes that put rel with the runsc flags table runscData in the release layout (package
 // releases), the same in both delivery modes, and remove what earlier runs left half-written.
 func (r *Run) planLayout(rel *binaries.Release, runscData []byte) (*Plan, error) {
-	p := &Plan{binDir: r.host(r.opts.BinDir), GVisor: rel.Version(), RunscSum: rel.File(binaries.Runsc).Sum}
+	p := &Plan{binDir: r.host(r.opts.BinDir), GVisor: rel.Version(), RunscSum: rel.File(nodecontract.Runsc).Sum}
 	if err := r.findForeign(p); err != nil {
 		return nil, err
 	}
@@ -203,7 +204,7 @@ func (r *Run) loadRelease() (*binaries.Release, error) {
 	if err := binaries.CheckAnchor(rel, r.opts.ReleaseSums, r.opts.NodeArch); err != nil {
 		return nil, err
 	}
-	log.Info("release matches the controller's sums", "step", "verify-release-anchor", "file", filepath.Join(r.opts.ReleaseSums, binaries.AnchorFile(r.opts.NodeArch)))
+	log.Info("release matches the controller's sums", "step", "verify-release-anchor", "file", filepath.Join(r.opts.ReleaseSums, nodecontract.AnchorFile(r.opts.NodeArch)))
 	return rel, nil
 }
 
@@ -242,25 +243,25 @@ func (r *Run) planRegister(p *Plan, doc *cc.Document) error {
 		if edit.Mode == cc.Unchanged {
 			detail = "drop-in; config.toml untouched"
 		}
-		if err := r.addIfDifferent(p, Change{NodePath: cc.DropInPath, Data: dropIn, Perm: 0o644, Detail: detail, Containerd: true}); err != nil {
+		if err := r.addIfDifferent(p, Change{NodePath: nodecontract.DropInPath, Data: dropIn, Perm: 0o644, Detail: detail, Containerd: true}); err != nil {
 			return err
 		}
-		r.opts.Logger.Info("planned containerd drop-in", "step", "plan-config", "file", cc.DropInPath)
+		r.opts.Logger.Info("planned containerd drop-in", "step", "plan-config", "file", nodecontract.DropInPath)
 	} else if edit, err = doc.AddRunsc(); err != nil {
 		return err
 	}
-	r.opts.Logger.Info("planned containerd config edit", "step", "plan-config", "file", cc.ConfigPath, "mode", string(edit.Mode), "added_runc", edit.AddedRunc,
+	r.opts.Logger.Info("planned containerd config edit", "step", "plan-config", "file", nodecontract.ContainerdConfigPath, "mode", string(edit.Mode), "added_runc", edit.AddedRunc,
 		"removed_stale_runsc_under", strings.Join(edit.RemovedForeign, ","))
 	if edit.Mode == cc.Unchanged {
 		return nil
 	}
-	perm, err := r.perm(cc.ConfigPath, 0o644)
+	perm, err := r.perm(nodecontract.ContainerdConfigPath, 0o644)
 	if err != nil {
 		return err
 	}
 	p.Changes = append(p.Changes,
 		Change{NodePath: BackupPath, Data: doc.Raw, Perm: perm, Detail: "backup of config.toml before the edit"},
-		Change{NodePath: cc.ConfigPath, Data: edit.Content, Perm: perm, Detail: editDetail(edit), Containerd: true, Previous: doc.Raw})
+		Change{NodePath: nodecontract.ContainerdConfigPath, Data: edit.Content, Perm: perm, Detail: editDetail(edit), Containerd: true, Previous: doc.Raw})
 	return nil
 }
 
@@ -279,19 +280,19 @@ func editDetail(e cc.Edit) string {
 func (r *Run) readContainerdConfig() (*cc.Document, error) {
 	// Writes replace files by rename: a symlinked config.toml would become a regular file and the link's target
 	// would silently stop being the config. Its target may also lie outside what the pod mounts.
-	if st, err := os.Lstat(r.host(cc.ConfigPath)); err == nil && st.Mode()&fs.ModeSymlink != 0 {
-		return nil, refusal.New(cc.ConfigPath, "is a symbolic link; the installer replaces files atomically by rename and would break the link",
+	if st, err := os.Lstat(r.host(nodecontract.ContainerdConfigPath)); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		return nil, refusal.New(nodecontract.ContainerdConfigPath, "is a symbolic link; the installer replaces files atomically by rename and would break the link",
 			"make /etc/containerd/config.toml a regular file (copy the link's target there) in the machine image or OS config")
 	}
-	data, exists, err := hostfs.ReadFileIfExists(r.host(cc.ConfigPath))
+	data, exists, err := hostfs.ReadFileIfExists(r.host(nodecontract.ContainerdConfigPath))
 	if err != nil {
 		return nil, err
 	}
 	if !exists {
-		return nil, refusal.New(cc.ConfigPath, "does not exist, so the node's containerd runs on built-in defaults whose version the installer cannot know",
+		return nil, refusal.New(nodecontract.ContainerdConfigPath, "does not exist, so the node's containerd runs on built-in defaults whose version the installer cannot know",
 			"write the node's config (e.g. `containerd config default > /etc/containerd/config.toml`) in the machine image or OS config")
 	}
-	return cc.Parse(cc.ConfigPath, data)
+	return cc.Parse(nodecontract.ContainerdConfigPath, data)
 }
 
 // checkImportsOn1x refuses a version 1/2 config whose imported files define the CRI plugin table: containerd 1.x
@@ -366,11 +367,11 @@ func (r *Run) importedFiles(doc *cc.Document) ([]string, error) {
 	var files []string
 	for _, pattern := range doc.Imports {
 		if !filepath.IsAbs(pattern) {
-			pattern = filepath.Join(filepath.Dir(cc.ConfigPath), pattern)
+			pattern = filepath.Join(filepath.Dir(nodecontract.ContainerdConfigPath), pattern)
 		}
 		matches, err := filepath.Glob(r.host(pattern))
 		if err != nil {
-			return nil, refusal.Wrap(cc.ConfigPath, fmt.Sprintf("import pattern %q is invalid", pattern), "fix the imports list", err)
+			return nil, refusal.Wrap(nodecontract.ContainerdConfigPath, fmt.Sprintf("import pattern %q is invalid", pattern), "fix the imports list", err)
 		}
 		files = append(files, matches...)
 	}

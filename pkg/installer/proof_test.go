@@ -14,12 +14,12 @@ import (
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
-	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/restart"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
 // unpullable is a sandbox image that exists nowhere; containerd fails to pull it on loopback. The proofs below
@@ -44,7 +44,7 @@ func proofNode(t *testing.T, release, config string) (*host, installer.Options, 
 	c := installertest.Release(t, release)
 	original := offline(t, relativeImports(readTestdata(t, config)))
 	h := newHost(t, original)
-	d := installertest.StartDaemon(t, c, h.path(cc.ConfigPath), h.root)
+	d := installertest.StartDaemon(t, c, h.path(nodecontract.ContainerdConfigPath), h.root)
 	r := &installertest.Restarter{D: d}
 	o := h.options()
 	o.Restarter, o.Verifier, o.VerifyTimeout = r, verify.CRI{Socket: d.Socket}, 10*time.Second
@@ -76,7 +76,7 @@ func TestProofFailureRestoresConfig(t *testing.T) {
 	if r.Restarts != 2 || !res.RolledBack || res.Sandbox != nil {
 		t.Errorf("want the install's restart and the rollback's, no proof: %s (%d restarts)", summary, r.Restarts)
 	}
-	if h.exists(cc.DropInPath) || !bytes.Equal(h.read(t, cc.ConfigPath), original) {
+	if h.exists(nodecontract.DropInPath) || !bytes.Equal(h.read(t, nodecontract.ContainerdConfigPath), original) {
 		t.Error("containerd's previous configuration is not restored")
 	}
 	if err := o.Verifier.Verify(context.Background(), verify.NoRunsc); err != nil {
@@ -111,7 +111,7 @@ func TestProofFailureUnregistersRunsc(t *testing.T) {
 	if !res.Unregistered || res.RolledBack || r.Restarts != 1 || !strings.Contains(res.FailedSummary(), "runsc unregistered") {
 		t.Errorf("re-run: want one restart to unregister runsc: %s (%d restarts)", res.FailedSummary(), r.Restarts)
 	}
-	if got := h.read(t, cc.ConfigPath); !bytes.Equal(got, original) {
+	if got := h.read(t, nodecontract.ContainerdConfigPath); !bytes.Equal(got, original) {
 		t.Errorf("config.toml is not the operator's original:\n%s", got)
 	}
 	if err := o.Verifier.Verify(context.Background(), verify.NoRunsc); err != nil {

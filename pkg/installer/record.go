@@ -11,11 +11,12 @@ import (
 	"slices"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
 )
 
-// stagedRecord is the node's release record (releases.StateFile) as a successful proof of this run will leave it,
+// stagedRecord is the node's release record (nodecontract.StateFile) as a successful proof of this run will leave it,
 // written beside the record before the run changes anything else (hostfs.Stage). A successful install puts it in
 // place with a rename, which needs no room on the disk: an install either leaves its record or fails before it
 // touched the node. Without it, a disk with room for the binaries but not the record gave a success that the next
@@ -36,13 +37,13 @@ func (r *Run) stageRecord(p *Plan) error {
 	}
 	next := releases.State{Good: slices.Clone(rp.state.Good), Failed: slices.Clone(rp.state.Failed)}
 	next.Proven(releases.Attempt{Release: rp.id})
-	file := r.host(path.Join(r.opts.BinDir, releases.StateFile))
+	file := r.host(path.Join(r.opts.BinDir, nodecontract.StateFile))
 	if old, err := releases.LoadState(file); err == nil && equalState(old, next) {
 		return nil
 	}
 	data, err := json.MarshalIndent(next, "", "  ")
 	if err != nil {
-		return fmt.Errorf("encoding %s: %w", releases.StateFile, err)
+		return fmt.Errorf("encoding %s: %w", nodecontract.StateFile, err)
 	}
 	dirs, err := hostfs.CreateDirs(filepath.Dir(file))
 	var staged *hostfs.Staged
@@ -53,7 +54,7 @@ func (r *Run) stageRecord(p *Plan) error {
 		if rerr := hostfs.RemoveCreatedDirs(dirs); rerr != nil {
 			err = fmt.Errorf("%w; %v", err, rerr)
 		}
-		return fmt.Errorf("%w (nothing on the node changed)", refusal.Wrap(path.Join(r.opts.BinDir, releases.StateFile),
+		return fmt.Errorf("%w (nothing on the node changed)", refusal.Wrap(path.Join(r.opts.BinDir, nodecontract.StateFile),
 			"no room for the record of the release this install proves (what a later release falls back to)", "free space on the node's disk", err))
 	}
 	rp.record = &stagedRecord{state: next, staged: staged, dirs: dirs}
@@ -86,7 +87,7 @@ func (r *Run) commitRecord(rp *releasePlan) error {
 	err := rp.record.staged.Commit()
 	rp.record = nil
 	if err != nil {
-		return fmt.Errorf("recording the proven release in %s: %w", releases.StateFile, err)
+		return fmt.Errorf("recording the proven release in %s: %w", nodecontract.StateFile, err)
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
 
@@ -50,17 +51,17 @@ func (r *Run) planRelease(p *Plan, rel *binaries.Release, flags []byte) error {
 	sum := sha256.Sum256(toml)
 	rp := &releasePlan{id: id, config: hex.EncodeToString(sum[:])}
 	p.release = rp
-	state, err := releases.LoadState(r.host(path.Join(bin, releases.StateFile)))
+	state, err := releases.LoadState(r.host(path.Join(bin, nodecontract.StateFile)))
 	if err != nil {
 		return err
 	}
 	rp.state = state
-	target, isLink, err := hostfs.ReadlinkIfExists(r.host(path.Join(bin, releases.CurrentLink)))
+	target, isLink, err := hostfs.ReadlinkIfExists(r.host(path.Join(bin, nodecontract.CurrentLink)))
 	if err != nil {
 		return err
 	}
 	if isLink {
-		rp.previous = releases.IDOfTarget(target)
+		rp.previous = nodecontract.IDOfTarget(target)
 	} else if err := r.planAdoption(p, rp); err != nil {
 		return err
 	}
@@ -81,7 +82,7 @@ func (r *Run) planRelease(p *Plan, rel *binaries.Release, flags []byte) error {
 	}
 	if rp.previous != id {
 		rp.switches = true
-		p.Changes = append(p.Changes, Change{NodePath: path.Join(bin, releases.CurrentLink), Link: releases.CurrentTarget(id), PreviousLink: target,
+		p.Changes = append(p.Changes, Change{NodePath: path.Join(bin, nodecontract.CurrentLink), Link: nodecontract.CurrentTarget(id), PreviousLink: target,
 			Detail: switchDetail(rp.previous), Switch: true})
 	}
 	return r.planFlatLeftovers(p)
@@ -97,7 +98,7 @@ func switchDetail(previous string) string {
 // planReleaseFiles adds the writes of rel's files into its own directory; a directory that already holds them
 // (the release is on the node) gets none.
 func (r *Run) planReleaseFiles(p *Plan, rel *binaries.Release, id string) error {
-	dir := r.host(path.Join(r.opts.BinDir, releases.ReleaseDir(id)))
+	dir := r.host(path.Join(r.opts.BinDir, nodecontract.ReleaseDir(id)))
 	actions, err := binaries.Plan(rel, dir)
 	if err != nil {
 		return err
@@ -114,8 +115,8 @@ func (r *Run) planReleaseFiles(p *Plan, rel *binaries.Release, id string) error 
 func (r *Run) planPathLinks(p *Plan) error {
 	bin := r.opts.BinDir
 	links := []Change{
-		{NodePath: path.Join(bin, binaries.Shim), Link: releases.PathLink(binaries.Shim), Detail: "found by containerd on PATH"},
-		{NodePath: path.Join(bin, binaries.Runsc), Link: releases.PathLink(binaries.Runsc), Detail: "for operators and tools"},
+		{NodePath: path.Join(bin, nodecontract.Shim), Link: nodecontract.PathLink(nodecontract.Shim), Detail: "found by containerd on PATH"},
+		{NodePath: path.Join(bin, nodecontract.Runsc), Link: nodecontract.PathLink(nodecontract.Runsc), Detail: "for operators and tools"},
 		// Absolute: /etc/containerd is not under the bin dir.
 		{NodePath: runscconfig.NodePath, Link: runscconfig.LinkTarget(bin), Detail: "the runsc handler's ConfigPath"},
 	}
@@ -152,12 +153,12 @@ func (r *Run) planAdoption(p *Plan, rp *releasePlan) error {
 	if err != nil || files == nil {
 		return err
 	}
-	sum, _, err := hostfs.HashFile(files[binaries.Runsc])
+	sum, _, err := hostfs.HashFile(files[nodecontract.Runsc])
 	if err != nil {
 		return fmt.Errorf("reading the flat layout's runsc to adopt it: %w", err)
 	}
 	id := releases.LegacyID(sum)
-	dir := path.Join(bin, releases.ReleaseDir(id))
+	dir := path.Join(bin, nodecontract.ReleaseDir(id))
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		p.Changes = append(p.Changes, Change{NodePath: path.Join(dir, name), Adopt: files[name], Detail: "the release the node ran, adopted without a copy"})
 	}
@@ -170,7 +171,7 @@ func (r *Run) planAdoption(p *Plan, rp *releasePlan) error {
 	}
 	p.Changes = append(p.Changes,
 		Change{NodePath: runscconfig.ReleasePath(bin, id), Data: runscconfig.ForRelease(bin, id, flags), Perm: 0o644, Detail: "the node's runsc flags, kept"},
-		Change{NodePath: path.Join(bin, releases.CurrentLink), Link: releases.CurrentTarget(id), Detail: "the adopted release, until the new one is proven"})
+		Change{NodePath: path.Join(bin, nodecontract.CurrentLink), Link: nodecontract.CurrentTarget(id), Detail: "the adopted release, until the new one is proven"})
 	rp.previous, rp.adopted = id, id
 	rp.state.Proven(releases.Attempt{Release: id})
 	return nil
@@ -181,20 +182,20 @@ func (r *Run) planAdoption(p *Plan, rp *releasePlan) error {
 func (r *Run) flatFiles() (map[string]string, error) {
 	bin := r.host(r.opts.BinDir)
 	files := map[string]string{}
-	for _, name := range []string{binaries.Runsc, binaries.Shim} {
+	for _, name := range []string{nodecontract.Runsc, nodecontract.Shim} {
 		st, err := os.Lstat(filepath.Join(bin, name))
 		if err != nil || !st.Mode().IsRegular() {
 			return nil, nil //nolint:nilerr // no flat layout to adopt
 		}
 		files[name] = filepath.Join(bin, name)
 	}
-	side, err := hostfs.ReadDirIfExists(filepath.Join(bin, binaries.SideDir))
+	side, err := hostfs.ReadDirIfExists(filepath.Join(bin, nodecontract.SideDir))
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", filepath.Join(r.opts.BinDir, binaries.SideDir), err)
+		return nil, fmt.Errorf("reading %s: %w", filepath.Join(r.opts.BinDir, nodecontract.SideDir), err)
 	}
 	for _, e := range side {
 		if e.Type().IsRegular() {
-			files[path.Join(binaries.SideDir, e.Name())] = filepath.Join(bin, binaries.SideDir, e.Name())
+			files[path.Join(nodecontract.SideDir, e.Name())] = filepath.Join(bin, nodecontract.SideDir, e.Name())
 		}
 	}
 	return files, nil
@@ -203,7 +204,7 @@ func (r *Run) flatFiles() (map[string]string, error) {
 // planFlatLeftovers removes the flat layout's gvisor-bin/ once the links are in place: runsc finds the helpers
 // next to its resolved path, in its release directory.
 func (r *Run) planFlatLeftovers(p *Plan) error {
-	side := path.Join(r.opts.BinDir, binaries.SideDir)
+	side := path.Join(r.opts.BinDir, nodecontract.SideDir)
 	entries, err := hostfs.ReadDirIfExists(r.host(side))
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", side, err)

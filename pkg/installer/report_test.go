@@ -14,10 +14,9 @@ import (
 	"time"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
-	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/report"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
 // TestReportOnRealContainerd: an install of the real gVisor release on a real containerd reports (package report,
@@ -30,7 +29,7 @@ func TestReportOnRealContainerd(t *testing.T) {
 	installertest.RealRelease(t, h.source)
 	const foreign = binDir + "/containerd-shim-runc-v2"
 	h.write(t, foreign, []byte("#!/bin/sh\n"))
-	d := installertest.StartDaemon(t, c, h.path(cc.ConfigPath), h.root)
+	d := installertest.StartDaemon(t, c, h.path(nodecontract.ContainerdConfigPath), h.root)
 	o := h.options()
 	o.Restarter, o.Verifier, o.VerifyTimeout = &installertest.Restarter{D: d}, verify.CRI{Socket: d.Socket}, 10*time.Second
 
@@ -43,7 +42,7 @@ func TestReportOnRealContainerd(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum := sha512.Sum512(runsc)
-	want := report.Success{GVisor: strings.TrimSpace(string(release)), RunscSum: hex.EncodeToString(sum[:])[:12],
+	want := nodecontract.Report{GVisor: strings.TrimSpace(string(release)), RunscSum: hex.EncodeToString(sum[:])[:12],
 		Containerd: "containerd " + c.Version, Foreign: []string{foreign}}
 	for _, run := range []string{"first", "second"} {
 		res, err := installer.Install(context.Background(), o)
@@ -51,7 +50,7 @@ func TestReportOnRealContainerd(t *testing.T) {
 			t.Fatalf("%s install: %v", run, err)
 		}
 		line := res.Report().String()
-		got, ok := report.Parse(line)
+		got, ok := nodecontract.ParseReport(line)
 		if !ok || !reflect.DeepEqual(got, want) {
 			t.Errorf("%s install reports %q:\n got %+v\nwant %+v", run, line, got, want)
 		}

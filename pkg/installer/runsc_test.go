@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
-	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
 // TestInstalledRunscRuns installs the real static gVisor release and starts a sandbox with the runsc the installer
@@ -54,7 +54,7 @@ func TestRuncTrapIsReal(t *testing.T) {
   runtime_type = "io.containerd.runsc.v1"
 `)...)
 			h := newHost(t, naive)
-			d := installertest.StartDaemon(t, c, h.path(cc.ConfigPath), h.root)
+			d := installertest.StartDaemon(t, c, h.path(nodecontract.ContainerdConfigPath), h.root)
 			err := verify.CRI{Socket: d.Socket}.Verify(context.Background(), verify.Runsc)
 			if err == nil {
 				t.Fatalf("%s serves CRI with runc missing: the trap is gone, revisit containerdconfig's runc handling", c)

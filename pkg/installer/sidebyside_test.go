@@ -15,6 +15,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
 
@@ -44,8 +45,8 @@ func TestSideBySideLifecycle(t *testing.T) {
 	}
 
 	install("v1 over the flat layout")
-	adopted := onlyPrefixed(t, h, releases.LegacyPrefix)
-	if got := h.read(t, path.Join(binDir, releases.ReleaseDir(adopted), "runsc")); string(got) != "flat runsc" {
+	adopted := onlyPrefixed(t, h, nodecontract.LegacyPrefix)
+	if got := h.read(t, path.Join(binDir, nodecontract.ReleaseDir(adopted), "runsc")); string(got) != "flat runsc" {
 		t.Errorf("adopted runsc = %q", got)
 	}
 	if got := h.read(t, runscconfig.ReleasePath(binDir, adopted)); !bytes.HasSuffix(got, []byte(flatFlags)) || !bytes.Contains(got, []byte("binary_name = ")) {
@@ -54,7 +55,7 @@ func TestSideBySideLifecycle(t *testing.T) {
 	if h.exists(binDir + "/gvisor-bin") {
 		t.Errorf("the flat layout's gvisor-bin/ is still in the bin dir")
 	}
-	for _, link := range []string{binDir + "/runsc", binDir + "/containerd-shim-runsc-v1", runscconfig.NodePath, binDir + "/" + releases.CurrentLink} {
+	for _, link := range []string{binDir + "/runsc", binDir + "/containerd-shim-runsc-v1", runscconfig.NodePath, binDir + "/" + nodecontract.CurrentLink} {
 		if st, err := os.Lstat(h.path(link)); err != nil || st.Mode()&os.ModeSymlink == 0 {
 			t.Errorf("%s is not a link (%v)", link, err)
 		}
@@ -66,7 +67,7 @@ func TestSideBySideLifecycle(t *testing.T) {
 
 	// A running sandbox of the adopted release keeps it on the node.
 	bundle := h.path(releases.TaskDir + "/k8s.io/sandbox-1/state.json")
-	h.write(t, releases.TaskDir+"/k8s.io/sandbox-1/state.json", []byte(`{"options":{"binaryName":"`+path.Join(binDir, releases.ReleaseDir(adopted), "runsc")+`"}}`))
+	h.write(t, releases.TaskDir+"/k8s.io/sandbox-1/state.json", []byte(`{"options":{"binaryName":"`+path.Join(binDir, nodecontract.ReleaseDir(adopted), "runsc")+`"}}`))
 	stubRelease(t, h.source, "v2")
 	install("v2")
 	v2 := current(t, h)
@@ -89,7 +90,7 @@ func TestSideBySideLifecycle(t *testing.T) {
 	if _, err := installer.Uninstall(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{binDir + "/" + releases.Dir, binDir + "/runsc", binDir + "/containerd-shim-runsc-v1", runscconfig.NodePath} {
+	for _, p := range []string{binDir + "/" + nodecontract.GVisorDir, binDir + "/runsc", binDir + "/containerd-shim-runsc-v1", runscconfig.NodePath} {
 		if _, err := os.Lstat(h.path(p)); err == nil {
 			t.Errorf("uninstall left %s", p)
 		}
@@ -98,16 +99,16 @@ func TestSideBySideLifecycle(t *testing.T) {
 
 func current(t *testing.T, h *host) string {
 	t.Helper()
-	target, err := os.Readlink(h.path(path.Join(binDir, releases.CurrentLink)))
+	target, err := os.Readlink(h.path(path.Join(binDir, nodecontract.CurrentLink)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return releases.IDOfTarget(target)
+	return nodecontract.IDOfTarget(target)
 }
 
 func releaseIDs(t *testing.T, h *host) []string {
 	t.Helper()
-	entries, err := os.ReadDir(h.path(path.Join(binDir, releases.ReleasesDir)))
+	entries, err := os.ReadDir(h.path(path.Join(binDir, nodecontract.ReleasesDir)))
 	if err != nil {
 		t.Fatal(err)
 	}

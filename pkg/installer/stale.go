@@ -8,8 +8,8 @@ import (
 	"errors"
 	"fmt"
 
-	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 )
 
 // planAttempts bounds how often a run plans again when containerd's configuration changed between its plan and its
@@ -40,7 +40,7 @@ func (r *Run) unchangedSincePlan(c Change) error {
 // previous content back; a newer writer's bytes are left alone. Only config.toml has other writers (gardener-node-agent
 // owns it on Gardener's nodes); the drop-in is the installer's own, and a rollback takes back whatever it holds.
 func (r *Run) stillOurs(c Change) (bool, error) {
-	if c.NodePath != cc.ConfigPath {
+	if c.NodePath != nodecontract.ContainerdConfigPath {
 		return true, nil
 	}
 	data, exists, err := hostfs.ReadFileIfExists(r.host(c.NodePath))

@@ -14,8 +14,9 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
 	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
 // oldExtensionOriginals maps each node state the old extension left (containerdconfig/testdata/oldextension, see
@@ -47,11 +48,11 @@ func TestTakeoverFromOldExtension(t *testing.T) {
 			original := readTestdata(t, "configs/"+oldExtensionOriginals[name])
 			h := newHost(t, original)
 			clean := installertest.HashTree(t, h.root)
-			h.write(t, cc.ConfigPath, oldState)
+			h.write(t, nodecontract.ContainerdConfigPath, oldState)
 			h.write(t, runscconfig.NodePath, []byte(runscFlags))
 			h.write(t, binDir+"/runsc", installertest.StubELF(nativeMachine(), "old runsc"))
 			h.write(t, binDir+"/containerd-shim-runsc-v1", installertest.StubELF(nativeMachine(), "old shim"))
-			doc, err := cc.Parse(cc.ConfigPath, oldState)
+			doc, err := cc.Parse(nodecontract.ContainerdConfigPath, oldState)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,7 +78,7 @@ func TestTakeoverFromOldExtension(t *testing.T) {
 					if wrongKey && c.Major == 1 && (err == nil || !strings.Contains(stderr, `invalid plugin key URI "cri"`)) {
 						t.Errorf("the field bug should reproduce before the takeover: %v %s", err, stderr)
 					}
-					dump, stderr := c.Dump(t, dumpable(t, h, h.read(t, cc.ConfigPath)))
+					dump, stderr := c.Dump(t, dumpable(t, h, h.read(t, nodecontract.ContainerdConfigPath)))
 					if strings.Contains(stderr, "invalid plugin key") {
 						t.Errorf("%s complains about a plugin key:\n%s", c, stderr)
 					}
@@ -106,7 +107,7 @@ func TestTakeoverFromOldExtension(t *testing.T) {
 			if _, err := installer.Uninstall(context.Background(), o); err != nil {
 				t.Fatalf("uninstall: %v", err)
 			}
-			if got := h.read(t, cc.ConfigPath); !bytes.Equal(got, original) {
+			if got := h.read(t, nodecontract.ContainerdConfigPath); !bytes.Equal(got, original) {
 				t.Errorf("config.toml after uninstall is not the operator's original:\n%s", got)
 			}
 			if after := installertest.HashTree(t, h.root); !reflect.DeepEqual(clean, after) {

@@ -9,10 +9,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
-	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 )
 
 // tempPattern matches the temporary files hostfs writes beside a target before renaming them over it.
@@ -28,15 +26,15 @@ const tempPattern = ".*.gvisor-installer-*"
 // lists the same files and removes nothing.) An installer older than the lock does not take it; during the one
 // rollout from such a version the DaemonSet stops the old pod before it starts the new one on a node.
 func (r *Run) planStaleTemps(p *Plan) error {
-	dirs := []string{r.opts.BinDir, filepath.Join(r.opts.BinDir, binaries.SideDir), filepath.Dir(cc.ConfigPath), filepath.Dir(cc.DropInPath),
-		filepath.Join(r.opts.BinDir, releases.Dir)}
+	dirs := []string{r.opts.BinDir, filepath.Join(r.opts.BinDir, nodecontract.SideDir), filepath.Dir(nodecontract.ContainerdConfigPath), filepath.Dir(nodecontract.DropInPath),
+		filepath.Join(r.opts.BinDir, nodecontract.GVisorDir)}
 	// Every release directory, and its gvisor-bin/ (package releases).
-	rels, err := filepath.Glob(r.host(filepath.Join(r.opts.BinDir, releases.ReleasesDir, "*")))
+	rels, err := filepath.Glob(r.host(filepath.Join(r.opts.BinDir, nodecontract.ReleasesDir, "*")))
 	if err != nil {
 		return fmt.Errorf("listing the releases in %s: %w", r.opts.BinDir, err)
 	}
 	for _, rel := range rels {
-		dirs = append(dirs, r.nodePath(rel), filepath.Join(r.nodePath(rel), binaries.SideDir))
+		dirs = append(dirs, r.nodePath(rel), filepath.Join(r.nodePath(rel), nodecontract.SideDir))
 	}
 	var found []string
 	for _, dir := range dirs {

@@ -15,9 +15,9 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
 	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
 
@@ -58,15 +58,15 @@ func (r *Run) planUninstall() (*Plan, error) {
 // config.toml is restored from the backup or loses every runsc table. Uninstall makes them, and so does an install
 // whose sandbox proof failed on a node where runsc was registered before (withdraw).
 func (r *Run) planUnregister(p *Plan) error {
-	if prev, exists, err := hostfs.ReadFileIfExists(r.host(cc.DropInPath)); err != nil {
+	if prev, exists, err := hostfs.ReadFileIfExists(r.host(nodecontract.DropInPath)); err != nil {
 		return err
 	} else if exists {
-		p.Changes = append(p.Changes, Change{NodePath: cc.DropInPath, Detail: "drop-in", Containerd: true, Previous: prev})
+		p.Changes = append(p.Changes, Change{NodePath: nodecontract.DropInPath, Detail: "drop-in", Containerd: true, Previous: prev})
 	}
 	// A node without config.toml runs containerd on built-in defaults, which have no runsc: there is nothing to
 	// take out of its configuration, and the rest (binaries, runsc.toml) still goes. Install refuses such a node.
-	if _, err := os.Lstat(r.host(cc.ConfigPath)); errors.Is(err, fs.ErrNotExist) {
-		r.opts.Logger.Info("no containerd config on the node; nothing to remove from it", "step", "parse-config", "file", cc.ConfigPath)
+	if _, err := os.Lstat(r.host(nodecontract.ContainerdConfigPath)); errors.Is(err, fs.ErrNotExist) {
+		r.opts.Logger.Info("no containerd config on the node; nothing to remove from it", "step", "parse-config", "file", nodecontract.ContainerdConfigPath)
 		return nil
 	}
 	doc, err := r.readContainerdConfig()
@@ -80,12 +80,12 @@ func (r *Run) planUnregister(p *Plan) error {
 	if err != nil {
 		return err
 	}
-	perm, err := r.perm(cc.ConfigPath, 0o644)
+	perm, err := r.perm(nodecontract.ContainerdConfigPath, 0o644)
 	if err != nil {
 		return err
 	}
 	if !bytes.Equal(content, doc.Raw) {
-		p.Changes = append(p.Changes, Change{NodePath: cc.ConfigPath, Data: content, Perm: perm, Detail: detail, Containerd: true, Previous: doc.Raw})
+		p.Changes = append(p.Changes, Change{NodePath: nodecontract.ContainerdConfigPath, Data: content, Perm: perm, Detail: detail, Containerd: true, Previous: doc.Raw})
 	}
 	return nil
 }
@@ -120,7 +120,7 @@ func (r *Run) checkNoForeignDropIn(doc *cc.Document) error {
 		return err
 	}
 	for _, m := range matches {
-		if r.nodePath(m) == cc.DropInPath {
+		if r.nodePath(m) == nodecontract.DropInPath {
 			continue
 		}
 		data, err := os.ReadFile(m)
@@ -171,7 +171,7 @@ func (r *Run) uninstall(ctx context.Context) (Result, error) {
 	}
 	// The bin dir's gvisor-bin/ (flat layout) and gvisor/ are ours; remove them once empty.
 	bin := r.host(r.opts.BinDir)
-	for _, dir := range []string{filepath.Join(bin, binaries.SideDir), filepath.Join(bin, releases.ReleasesDir), filepath.Join(bin, releases.Dir)} {
+	for _, dir := range []string{filepath.Join(bin, nodecontract.SideDir), filepath.Join(bin, nodecontract.ReleasesDir), filepath.Join(bin, nodecontract.GVisorDir)} {
 		if entries, err := os.ReadDir(dir); err == nil && len(entries) == 0 {
 			_ = os.Remove(dir)
 		}

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
-	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
 // TestUninstallRefusals: uninstall refuses, with the node untouched and the file and fix named, what it must not
@@ -25,7 +25,7 @@ func TestUninstallRefusals(t *testing.T) {
 		prepare func(t *testing.T, h *host)
 		want    []string
 	}{
-		{name: "malformed config", config: readTestdata(t, "refused/malformed.toml"), want: []string{cc.ConfigPath, "not valid TOML"}},
+		{name: "malformed config", config: readTestdata(t, "refused/malformed.toml"), want: []string{nodecontract.ContainerdConfigPath, "not valid TOML"}},
 		{name: "runsc in the operator's own drop-in", config: readTestdata(t, "configs/gardener-v3.toml"), prepare: func(t *testing.T, h *host) {
 			h.write(t, "/etc/containerd/conf.d/10-runtimes.toml", []byte("version = 3\n[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runsc]\n  runtime_type = 'io.containerd.runsc.v1'\n"))
 		}, want: []string{"/etc/containerd/conf.d/10-runtimes.toml", "registers the runsc runtime too"}},

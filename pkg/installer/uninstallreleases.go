@@ -10,6 +10,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 )
 
 // planRemoval adds the removal of nodePath if it exists, a link (runsc.toml in the side-by-side layout) or a file,
@@ -38,14 +39,14 @@ func (r *Run) planRemoval(p *Plan, nodePath string) error {
 // sandbox can still be stopped and deleted (the summary lists it; a later install or uninstall removes it).
 func (r *Run) planReleasesRemoval(p *Plan) error {
 	bin := r.opts.BinDir
-	for _, name := range []string{releases.CurrentLink, releases.StateFile} {
+	for _, name := range []string{nodecontract.CurrentLink, nodecontract.StateFile} {
 		if err := r.planRemoval(p, path.Join(bin, name)); err != nil {
 			return err
 		}
 	}
-	entries, err := hostfs.ReadDirIfExists(r.host(path.Join(bin, releases.ReleasesDir)))
+	entries, err := hostfs.ReadDirIfExists(r.host(path.Join(bin, nodecontract.ReleasesDir)))
 	if err != nil {
-		return fmt.Errorf("reading %s: %w", path.Join(bin, releases.ReleasesDir), err)
+		return fmt.Errorf("reading %s: %w", path.Join(bin, nodecontract.ReleasesDir), err)
 	}
 	used, err := releases.InUse(r.host(releases.TaskDir), bin)
 	if err != nil {
@@ -57,7 +58,7 @@ func (r *Run) planReleasesRemoval(p *Plan) error {
 			kept = append(kept, e.Name())
 			continue
 		}
-		p.Changes = append(p.Changes, Change{NodePath: path.Join(bin, releases.ReleaseDir(e.Name())), Tree: true, Detail: "release"})
+		p.Changes = append(p.Changes, Change{NodePath: path.Join(bin, nodecontract.ReleaseDir(e.Name())), Tree: true, Detail: "release"})
 	}
 	if len(kept) > 0 {
 		sort.Strings(kept)

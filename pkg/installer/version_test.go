@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
-	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
 // TestInstallRefusesContainerd16: on Debian's real containerd 1.6 (which cannot start the gVisor shim we ship)
@@ -22,7 +22,7 @@ func TestInstallRefusesContainerd16(t *testing.T) {
 	c := installertest.Release(t, "1.6")
 	h := newHost(t, readTestdata(t, "configs/debian-1.6-packaged.toml"))
 	h.write(t, binDir+"/runsc", []byte("an older runsc")) // refusals leave a node that has gVisor alone too
-	d := installertest.StartDaemon(t, c, h.path(cc.ConfigPath), h.root)
+	d := installertest.StartDaemon(t, c, h.path(nodecontract.ContainerdConfigPath), h.root)
 	r := &installertest.Restarter{D: d}
 	o := h.options()
 	o.Restarter, o.Verifier = r, verify.CRI{Socket: d.Socket}
@@ -59,7 +59,7 @@ func TestVersionCheckedAfterRepair(t *testing.T) {
 	c := installertest.Release(t, "1.6")
 	oldState := readTestdata(t, "oldextension/early-default-1.6.toml")
 	h := newHost(t, oldState)
-	d := installertest.NewDaemon(t, c, h.path(cc.ConfigPath), h.root)
+	d := installertest.NewDaemon(t, c, h.path(nodecontract.ContainerdConfigPath), h.root)
 	if err := d.Start(context.Background()); err == nil {
 		t.Fatal("containerd 1.6 started on the wrong plugin key: the premise is gone")
 	}
@@ -79,7 +79,7 @@ func TestVersionCheckedAfterRepair(t *testing.T) {
 	if !res.RolledBack || r.Restarts != 2 {
 		t.Errorf("want the repair's restart and the rollback's, got %s (%d restart attempts)", res.FailedSummary(), r.Restarts)
 	}
-	if got := h.read(t, cc.ConfigPath); string(got) != string(oldState) {
+	if got := h.read(t, nodecontract.ContainerdConfigPath); string(got) != string(oldState) {
 		t.Errorf("config.toml is not the one from before the run:\n%s", got)
 	}
 	if !strings.Contains(h.logs.String(), "containerd does not answer over CRI; repairing first") {

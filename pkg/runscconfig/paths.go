@@ -6,8 +6,7 @@ package runscconfig
 import (
 	"path"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 )
 
 const (
@@ -20,14 +19,14 @@ const (
 
 // ReleasePath is the node path of release id's runsc.toml in bin dir binDir.
 func ReleasePath(binDir, id string) string {
-	return path.Join(binDir, releases.ReleaseDir(id), FileName)
+	return path.Join(binDir, nodecontract.ReleaseDir(id), FileName)
 }
 
 // RunscPath is the node path of release id's runsc, the binary_name of its runsc.toml.
 func RunscPath(binDir, id string) string {
-	return path.Join(binDir, releases.ReleaseDir(id), binaries.Runsc)
+	return path.Join(binDir, nodecontract.ReleaseDir(id), nodecontract.Runsc)
 }
 
 // LinkTarget is what NodePath links to in the release layout: the runsc.toml of the current release, so that
 // switching the current link switches the shim, runsc.toml and, through binary_name, runsc together.
-func LinkTarget(binDir string) string { return path.Join(binDir, releases.CurrentLink, FileName) }
+func LinkTarget(binDir string) string { return path.Join(binDir, nodecontract.CurrentLink, FileName) }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
 )
 
 func TestValidate(t *testing.T) {

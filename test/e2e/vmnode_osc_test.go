@@ -26,7 +26,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
 	pkgimages "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/images"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/oscstate"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
@@ -101,12 +101,12 @@ func TestOSCModeOnGardenersNode(t *testing.T) {
 func (o *oscModeNode) proofFailureReported(ctx context.Context, t *testing.T) {
 	t.Helper()
 	key := client.ObjectKeyFromObject(o.shoot.ContainerRuntime)
-	staged := "/var/bin/containerruntimes/" + releases.StagedRelease + "/runsc"
+	staged := "/var/bin/containerruntimes/" + nodecontract.StagedRelease + "/runsc"
 	o.run(ctx, t, "mv "+staged+" /root/runsc.staged && echo broken >"+staged+" && chmod +x "+staged+"; systemctl start "+oscwebhook.ProofUnitName+" || true")
 	if result, _ := o.proofResult(ctx, t); result == "success" {
 		t.Fatalf("%s passed with a staged runsc that is not the release's", oscwebhook.ProofUnitName)
 	}
-	if current := o.run(ctx, t, "readlink /var/bin/containerruntimes/"+releases.CurrentLink); !strings.HasPrefix(current, "releases/") {
+	if current := o.run(ctx, t, "readlink /var/bin/containerruntimes/"+nodecontract.CurrentLink); !strings.HasPrefix(current, "releases/") {
 		t.Errorf("the refused release took the node's current release away: current -> %q", current)
 	}
 	cond := waitCondition(ctx, t, o.seed, key, gardencorev1beta1.ShootEveryNodeReady, gardencorev1beta1.ConditionFalse)
@@ -422,10 +422,10 @@ func (o *oscModeNode) proofPassedBeforeKubelet(ctx context.Context, t *testing.T
 	}
 	// The activation put the staged release in the release layout, as the DaemonSet's installer does.
 	bin := "/var/bin/containerruntimes"
-	if link := o.run(ctx, t, "readlink "+runscconfig.NodePath+" "+bin+"/runsc"); link != runscconfig.LinkTarget(bin)+"\n"+releases.PathLink("runsc") {
+	if link := o.run(ctx, t, "readlink "+runscconfig.NodePath+" "+bin+"/runsc"); link != runscconfig.LinkTarget(bin)+"\n"+nodecontract.PathLink("runsc") {
 		t.Errorf("runsc.toml and runsc are not the release layout's links: %q", link)
 	}
-	if toml := o.run(ctx, t, "cat "+runscconfig.NodePath); !strings.Contains(toml, runscconfig.BinaryName+` = "`+bin+"/"+releases.ReleasesDir+"/") {
+	if toml := o.run(ctx, t, "cat "+runscconfig.NodePath); !strings.Contains(toml, runscconfig.BinaryName+` = "`+bin+"/"+nodecontract.ReleasesDir+"/") {
 		t.Errorf("the node's runsc.toml does not name its release's runsc:\n%s", toml)
 	}
 }

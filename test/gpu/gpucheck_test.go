@@ -18,6 +18,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/gpu"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/nodeinstall"
@@ -66,7 +67,7 @@ func TestGPUCheck(t *testing.T) {
 		t.Fatalf("install on the GPU node: %v", err)
 	}
 	t.Logf("installer: %s", res.Summary())
-	if res.GPU == nil || res.GPU.Status != gpu.Supported || res.GPU.GPUs == 0 {
+	if res.GPU == nil || res.GPU.Status != nodecontract.GPUSupported || res.GPU.GPUs == 0 {
 		t.Fatalf("the installer's GPU verdict: %+v; want the driver supported and the GPU proof passed", res.GPU)
 	}
 	devices, err := gpu.Devices("/")

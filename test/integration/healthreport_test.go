@@ -14,7 +14,7 @@ import (
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/controller/healthcheck"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/report"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 )
 
 // TestHealthInstallerReport: the installers' reports (package report: their init container's termination message,
@@ -28,8 +28,8 @@ func TestHealthInstallerReport(t *testing.T) {
 	sh.healthCheckedPool("a", nodes...)
 
 	const shim = "/var/bin/containerruntimes/containerd-shim-runc-v2"
-	sh.setInstallerReport("a", nodes[0], report.Success{GVisor: "v0.0.0-20260905035102-160fafc42237", RunscSum: strings.Repeat("0a", 64), Containerd: "containerd 2.4.2"})
-	sh.setInstallerReport("a", nodes[1], report.Success{GVisor: "v0.0.0-20260905035102-160fafc42237", RunscSum: strings.Repeat("0a", 64), Containerd: "containerd 1.7.35", Foreign: []string{shim}})
+	sh.setInstallerReport("a", nodes[0], nodecontract.Report{GVisor: "v0.0.0-20260905035102-160fafc42237", RunscSum: strings.Repeat("0a", 64), Containerd: "containerd 2.4.2"})
+	sh.setInstallerReport("a", nodes[1], nodecontract.Report{GVisor: "v0.0.0-20260905035102-160fafc42237", RunscSum: strings.Repeat("0a", 64), Containerd: "containerd 1.7.35", Foreign: []string{shim}})
 	sh.checkGuideReportOneLiner("a", map[string]string{
 		nodes[0]: "installed gVisor v0.0.0-20260905035102-160fafc42237 (runsc sha512:" + strings.Repeat("0a", 6) + ") on containerd 2.4.2; foreign shims: none",
 		nodes[1]: "installed gVisor v0.0.0-20260905035102-160fafc42237 (runsc sha512:" + strings.Repeat("0a", 6) + ") on containerd 1.7.35; foreign shims: " + shim,
@@ -41,7 +41,7 @@ func TestHealthInstallerReport(t *testing.T) {
 	t.Logf("BinDirClean: %s", c.Message)
 	sh.waitHealthCondition("a", gardencorev1beta1.ShootEveryNodeReady, gardencorev1beta1.ConditionTrue)
 
-	sh.setInstallerReport("a", nodes[1], report.Success{GVisor: "v0.0.0-20260905035102-160fafc42237", RunscSum: strings.Repeat("0a", 64), Containerd: "containerd 1.7.35"})
+	sh.setInstallerReport("a", nodes[1], nodecontract.Report{GVisor: "v0.0.0-20260905035102-160fafc42237", RunscSum: strings.Repeat("0a", 64), Containerd: "containerd 1.7.35"})
 	sh.waitHealthCondition("a", healthcheck.ConditionBinDirClean, gardencorev1beta1.ConditionTrue)
 	sh.keepInstallPodsReady("a") // the uninstall pods too: the pool's removal completes
 	sh.deleteRuntime("a")
@@ -51,7 +51,7 @@ func TestHealthInstallerReport(t *testing.T) {
 // setInstallerReport plays the kubelet for pool's install pod on node after a successful installer run: the
 // installer init container exited 0 with its report as termination message (charts/internal/gvisor-installation),
 // the idle container runs, the pod is Ready.
-func (sh *testShoot) setInstallerReport(pool, node string, r report.Success) {
+func (sh *testShoot) setInstallerReport(pool, node string, r nodecontract.Report) {
 	sh.t.Helper()
 	p, ok := sh.pods(pool, false)[node]
 	if !ok {

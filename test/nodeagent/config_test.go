@@ -15,8 +15,8 @@ import (
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	gotoml "github.com/pelletier/go-toml/v2"
 
-	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
@@ -112,8 +112,8 @@ func assertRunsc(t testing.TB, c installertest.Containerd, tree map[string]any, 
 		path  []string
 		value string
 	}{
-		{append(slices.Clone(runsc), "runtime_type"), cc.RuntimeType},
-		{append(slices.Clone(runsc), "options", "TypeUrl"), cc.OptionsTypeURL},
+		{append(slices.Clone(runsc), "runtime_type"), nodecontract.RuntimeType},
+		{append(slices.Clone(runsc), "options", "TypeUrl"), nodecontract.OptionsTypeURL},
 		{append(slices.Clone(runsc), "options", "ConfigPath"), runscconfig.NodePath},
 	} {
 		if got := lookup(t, tree, want.path...); got != want.value {

@@ -19,10 +19,8 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
-	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/version"
@@ -78,7 +76,7 @@ func (s *suite) assertDaemonSetLayout(t testing.TB, root string) {
 	t.Helper()
 	dir := t.TempDir()
 	ds := filepath.Join(dir, "node")
-	config, err := os.ReadFile(filepath.Join(root, cc.ConfigPath))
+	config, err := os.ReadFile(filepath.Join(root, nodecontract.ContainerdConfigPath))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,13 +89,13 @@ func (s *suite) assertDaemonSetLayout(t testing.TB, root string) {
 			t.Fatal(err)
 		}
 	}
-	write(filepath.Join(ds, cc.ConfigPath), config, 0o644)
+	write(filepath.Join(ds, nodecontract.ContainerdConfigPath), config, 0o644)
 	installer := filepath.Join(dir, "gvisor-installer")
 	write(installer, s.installer, 0o755)
 	table, sums := daemonSetRunscConfig(t)
 	write(filepath.Join(dir, "runsc", "runsc.toml"), table, 0o644)
 	for arch, text := range sums {
-		write(filepath.Join(dir, "runsc", binaries.AnchorFile(arch)), []byte(text), 0o644)
+		write(filepath.Join(dir, "runsc", nodecontract.AnchorFile(arch)), []byte(text), 0o644)
 	}
 	bin := extensionsv1alpha1.ContainerDRuntimeContainersBinFolder
 	out, err := exec.Command(installer, "install", "--host-root="+ds, "--source="+s.gvisorDir, "--bin-dir="+bin,
@@ -125,21 +123,21 @@ func layoutOf(t testing.TB, root string) map[string]string {
 	t.Helper()
 	bin := extensionsv1alpha1.ContainerDRuntimeContainersBinFolder
 	got := map[string]string{}
-	for _, link := range []string{runscconfig.NodePath, path.Join(bin, binaries.Runsc), path.Join(bin, binaries.Shim), path.Join(bin, releases.CurrentLink)} {
+	for _, link := range []string{runscconfig.NodePath, path.Join(bin, nodecontract.Runsc), path.Join(bin, nodecontract.Shim), path.Join(bin, nodecontract.CurrentLink)} {
 		target, err := os.Readlink(filepath.Join(root, link))
 		if err != nil {
 			t.Errorf("%s: %v", link, err)
 		}
 		got[link+" ->"] = target
 	}
-	releasesDir := filepath.Join(root, bin, releases.ReleasesDir)
+	releasesDir := filepath.Join(root, bin, nodecontract.ReleasesDir)
 	err := filepath.WalkDir(releasesDir, func(p string, e os.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
 			return err
 		}
 		data, err := os.ReadFile(p)
 		rel, _ := filepath.Rel(releasesDir, p)
-		got[path.Join(bin, releases.ReleasesDir, filepath.ToSlash(rel))] = string(data)
+		got[path.Join(bin, nodecontract.ReleasesDir, filepath.ToSlash(rel))] = string(data)
 		return err
 	})
 	if err != nil {
@@ -176,7 +174,7 @@ func daemonSetRunscConfig(t testing.TB) ([]byte, map[string]string) {
 		if cm, ok := o.(*corev1.ConfigMap); ok && cm.Data["runsc.toml"] != "" {
 			sums := map[string]string{}
 			for k, v := range cm.Data {
-				if arch, ok := strings.CutPrefix(k, binaries.SumsFile+"."); ok {
+				if arch, ok := strings.CutPrefix(k, nodecontract.SumsFile+"."); ok {
 					sums[arch] = v
 				}
 			}
@@ -192,8 +190,8 @@ func daemonSetRunscConfig(t testing.TB) ([]byte, map[string]string) {
 func assertNothingLeft(t testing.TB, root string) {
 	t.Helper()
 	bin := extensionsv1alpha1.ContainerDRuntimeContainersBinFolder
-	for _, p := range []string{runscconfig.NodePath, path.Join(bin, binaries.Runsc), path.Join(bin, binaries.Shim), path.Join(bin, releases.Dir),
-		path.Join(bin, oscwebhook.InstallerBinary), cc.DropInPath} {
+	for _, p := range []string{runscconfig.NodePath, path.Join(bin, nodecontract.Runsc), path.Join(bin, nodecontract.Shim), path.Join(bin, nodecontract.GVisorDir),
+		path.Join(bin, oscwebhook.InstallerBinary), nodecontract.DropInPath} {
 		if _, err := os.Lstat(filepath.Join(root, p)); err == nil {
 			t.Errorf("%s is still on the node after gVisor left the pool", p)
 		}

@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/oscstate"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	oscwebhook "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
@@ -65,7 +65,7 @@ func TestNodeAgentReprove(t *testing.T) {
 
 	// A staged runsc that is not the release's (what the activation refuses: it would otherwise repair a broken
 	// release from the staged one).
-	runsc := filepath.Join(root, extensionsv1alpha1.ContainerDRuntimeContainersBinFolder, releases.StagedRelease, "runsc")
+	runsc := filepath.Join(root, extensionsv1alpha1.ContainerDRuntimeContainersBinFolder, nodecontract.StagedRelease, "runsc")
 	good, err := os.ReadFile(runsc)
 	if err != nil {
 		t.Fatal(err)

@@ -17,9 +17,8 @@ import (
 
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	oscwebhook "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
@@ -74,11 +73,11 @@ func newSuite(t testing.TB) *suite {
 		}
 		files = append(files, imageFile{path: "opt/gvisor/" + name, mode: 0o755, data: data})
 	}
-	sums, err := os.ReadFile(filepath.Join(gvisorDir, binaries.SumsFile))
+	sums, err := os.ReadFile(filepath.Join(gvisorDir, nodecontract.SumsFile))
 	if err != nil {
 		t.Fatalf("GVISOR_TEST_GVISOR_DIR: %v", err)
 	}
-	files = append(files, imageFile{path: "opt/gvisor/" + binaries.SumsFile, mode: 0o644, data: sums})
+	files = append(files, imageFile{path: "opt/gvisor/" + nodecontract.SumsFile, mode: 0o644, data: sums})
 	s.installer, s.gvisorDir = files[0].data, gvisorDir
 	s.inImage = map[string][]byte{}
 	for _, f := range files {
@@ -171,8 +170,8 @@ func TestNodeAgentGVisorPod(t *testing.T) {
 
 			// A staged release that does not match the controller's sums is refused; the node keeps its release.
 			bin := extensionsv1alpha1.ContainerDRuntimeContainersBinFolder
-			current, _ := os.Readlink(filepath.Join(root, bin, releases.CurrentLink))
-			staged := filepath.Join(root, bin, releases.StagedRelease, binaries.Runsc)
+			current, _ := os.Readlink(filepath.Join(root, bin, nodecontract.CurrentLink))
+			staged := filepath.Join(root, bin, nodecontract.StagedRelease, nodecontract.Runsc)
 			good, err := os.ReadFile(staged)
 			if err != nil {
 				t.Fatal(err)
@@ -182,7 +181,7 @@ func TestNodeAgentGVisorPod(t *testing.T) {
 			}
 			out, code = runExit(proveCommand(ctx, t, n, unit))
 			reason := lastLine(out)
-			if now, _ := os.Readlink(filepath.Join(root, bin, releases.CurrentLink)); code != 1 || !strings.Contains(reason, "runsc") ||
+			if now, _ := os.Readlink(filepath.Join(root, bin, nodecontract.CurrentLink)); code != 1 || !strings.Contains(reason, "runsc") ||
 				!strings.HasSuffix(reason, " prove failed") || now != current {
 				t.Errorf("gvisor-installer prove --activate with a staged runsc that is not the release's on %s: exit %d, last line %q, current %q (was %q); "+
 					"want exit 1, the reason and the release kept\n%s", c, code, reason, now, current, out)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
@@ -91,7 +92,7 @@ func benchNodeWithPod(b *testing.B, s *suite, c installertest.Containerd) *node 
 // forgetFailures clears the node's memory of failed releases, keeping what it proved.
 func forgetFailures(b *testing.B, n *node) {
 	b.Helper()
-	file := n.HostPath(path.Join(n.BinDir(), releases.StateFile))
+	file := n.HostPath(path.Join(n.BinDir(), nodecontract.StateFile))
 	st, err := releases.LoadState(file)
 	testutil.Must(b, err)
 	st.Failed = nil

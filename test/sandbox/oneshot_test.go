@@ -15,6 +15,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/gpu"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
@@ -47,11 +48,11 @@ func TestGPUPreflightInRuncContainer(t *testing.T) {
 
 		out, err := run(gpuCheckImage, nil, gpu.CheckPath, "preflight")
 		v, perr := gpu.Parse(out)
-		if err != nil || perr != nil || v.Status != gpu.NoDevices || v.GVisor == "" {
-			t.Errorf("pre-flight on a node without a driver: %+v (%v, %v), want %s", v, err, perr, gpu.NoDevices)
+		if err != nil || perr != nil || v.Status != nodecontract.GPUNoDevices || v.GVisor == "" {
+			t.Errorf("pre-flight on a node without a driver: %+v (%v, %v), want %s", v, err, perr, nodecontract.GPUNoDevices)
 		}
 		out, err = run(gpuCheckImage, nil, gpu.CheckPath, "preflight", "--driver-version=570.211.01")
-		if v, perr = gpu.Parse(out); err != nil || perr != nil || v.Status != gpu.Unknown || v.Nearest != "570.195.03" {
+		if v, perr = gpu.Parse(out); err != nil || perr != nil || v.Status != nodecontract.GPUUnknown || v.Nearest != "570.195.03" {
 			t.Errorf("pre-flight of 570.211.01 in the container: %+v (%v, %v), want unknown with 570.195.03 to install", v, err, perr)
 		}
 
@@ -74,7 +75,7 @@ func TestGPUPreflightInRuncContainer(t *testing.T) {
 		testutil.Must(t, os.WriteFile(n.HostPath(gpu.ControlDevice), nil, 0o644))
 		n.o.GPU = gpu.CRI{Socket: n.Socket(), Image: gpuCheckImage, CgroupParent: n.CgroupParent() + "/oneshot"}
 		res := n.install(t, 1)
-		if res.GPU == nil || res.GPU.Status != gpu.Unreadable || res.GPU.NVProxy() || !strings.Contains(res.Report().String(), "nvidiactl") {
+		if res.GPU == nil || res.GPU.Status != nodecontract.GPUUnreadable || res.GPU.NVProxy() || !strings.Contains(res.Report().String(), "nvidiactl") {
 			t.Errorf("install with an unusable %s: GPU verdict %+v, report %q; want unreadable, nvproxy off, the device named", gpu.ControlDevice, res.GPU, res.Report())
 		}
 

@@ -16,11 +16,10 @@ import (
 	"golang.org/x/sys/unix"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
@@ -82,7 +81,7 @@ func TestProofSaysWhy(t *testing.T) {
 		})
 		t.Run("truncated-runsc", func(t *testing.T) {
 			// The current release's runsc, the file the handler runs (runsc.toml's binary_name).
-			runsc, err := hostfs.ResolveUnder(n.HostRoot(), path.Join(n.BinDir(), releases.ReleaseDir(currentRelease(t, n)), binaries.Runsc))
+			runsc, err := hostfs.ResolveUnder(n.HostRoot(), path.Join(n.BinDir(), nodecontract.ReleaseDir(currentRelease(t, n)), nodecontract.Runsc))
 			testutil.Must(t, err)
 			whole, err := os.ReadFile(runsc)
 			if err != nil {

@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/realcomponents"
@@ -29,7 +29,7 @@ func TestReleaseUpgradeKeepsRunningSandboxes(t *testing.T) {
 	s := newSuite(t)
 	rebuild := filepath.Join(t.TempDir(), "gvisor-rebuild")
 	installertest.RealReleaseFrom(t, rebuild, realcomponents.GVisorRebuildDir(t))
-	sumA, sumB := fileSum(t, filepath.Join(s.release, binaries.Runsc)), fileSum(t, filepath.Join(rebuild, binaries.Runsc))
+	sumA, sumB := fileSum(t, filepath.Join(s.release, nodecontract.Runsc)), fileSum(t, filepath.Join(rebuild, nodecontract.Runsc))
 	if sumA == sumB {
 		t.Fatalf("the rebuild's runsc is the release's: the test needs two different builds")
 	}
@@ -76,7 +76,7 @@ func TestBrokenReleaseKeepsLastGood(t *testing.T) {
 	s := newSuite(t)
 	broken := filepath.Join(t.TempDir(), "gvisor-broken")
 	installertest.BrokenRelease(t, broken)
-	sumA := fileSum(t, filepath.Join(s.release, binaries.Runsc))
+	sumA := fileSum(t, filepath.Join(s.release, nodecontract.Runsc))
 	s.releases(t, nil, func(t *testing.T, c installertest.Containerd) {
 		ctx := context.Background()
 		n := s.newNode(t, c, nodetest.Config{}, "[runsc_config]\n")
@@ -130,14 +130,14 @@ func assertRunsc(t *testing.T, n *node, pod *nodetest.Pod, want, release string)
 
 func currentRelease(t *testing.T, n *node) string {
 	t.Helper()
-	target, err := os.Readlink(n.HostPath(path.Join(n.BinDir(), releases.CurrentLink)))
+	target, err := os.Readlink(n.HostPath(path.Join(n.BinDir(), nodecontract.CurrentLink)))
 	testutil.Must(t, err)
-	return releases.IDOfTarget(target)
+	return nodecontract.IDOfTarget(target)
 }
 
 func releaseDirs(t *testing.T, n *node) []string {
 	t.Helper()
-	entries, err := os.ReadDir(n.HostPath(path.Join(n.BinDir(), releases.ReleasesDir)))
+	entries, err := os.ReadDir(n.HostPath(path.Join(n.BinDir(), nodecontract.ReleasesDir)))
 	testutil.Must(t, err)
 	var ids []string
 	for _, e := range entries {
@@ -148,7 +148,7 @@ func releaseDirs(t *testing.T, n *node) []string {
 
 func nodeState(t *testing.T, n *node) releases.State {
 	t.Helper()
-	st, err := releases.LoadState(n.HostPath(path.Join(n.BinDir(), releases.StateFile)))
+	st, err := releases.LoadState(n.HostPath(path.Join(n.BinDir(), nodecontract.StateFile)))
 	testutil.Must(t, err)
 	return st
 }

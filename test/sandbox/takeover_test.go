@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
@@ -67,7 +68,7 @@ func TestTakeoverFromOldExtension(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		doc, err := cc.Parse(cc.ConfigPath, state)
+		doc, err := cc.Parse(nodecontract.ContainerdConfigPath, state)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
-	cc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
 )
@@ -25,7 +25,7 @@ func TestUninstallRemovesHandler(t *testing.T) {
 	s := newSuite(t)
 	s.releases(t, nil, func(t *testing.T, c installertest.Containerd) {
 		n := s.newNode(t, c, nodetest.Config{}, "[runsc_config]\n")
-		original, err := os.ReadFile(n.HostPath(cc.ConfigPath))
+		original, err := os.ReadFile(n.HostPath(nodecontract.ContainerdConfigPath))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +52,7 @@ func TestUninstallRemovesHandler(t *testing.T) {
 		} else if !strings.Contains(err.Error(), "runsc") {
 			t.Errorf("the refused runsc pod's error does not name the handler: %v", err)
 		}
-		if got, err := os.ReadFile(n.HostPath(cc.ConfigPath)); err != nil || !bytes.Equal(got, original) {
+		if got, err := os.ReadFile(n.HostPath(nodecontract.ContainerdConfigPath)); err != nil || !bytes.Equal(got, original) {
 			t.Errorf("config.toml after uninstall is not the release default the node started with (%v):\n%s", err, got)
 		}
 		for _, name := range []string{"runsc", nodetest.ShimName} {

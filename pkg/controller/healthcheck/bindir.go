@@ -13,7 +13,7 @@ import (
 	"github.com/gardener/gardener/extensions/pkg/controller/healthcheck"
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/report"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
 
@@ -68,7 +68,7 @@ func binDirResult(pool string, pods []corev1.Pod) *healthcheck.SingleCheckResult
 // message of its installer container, an init container that exited 0 (state.terminated), or, of an installer
 // that ran as the pod's main container, its previous run's (lastState.terminated). ok is false when the pod has
 // none (still installing, failed, or an installer older than the report).
-func InstallerReport(p *corev1.Pod) (report.Success, bool) {
+func InstallerReport(p *corev1.Pod) (nodecontract.Report, bool) {
 	for _, cs := range append(slices.Clone(p.Status.InitContainerStatuses), p.Status.ContainerStatuses...) {
 		if cs.Name != render.InstallerContainerName {
 			continue
@@ -77,10 +77,10 @@ func InstallerReport(p *corev1.Pod) (report.Success, bool) {
 			if t == nil || t.ExitCode != 0 {
 				continue
 			}
-			if r, ok := report.Parse(t.Message); ok {
+			if r, ok := nodecontract.ParseReport(t.Message); ok {
 				return r, true
 			}
 		}
 	}
-	return report.Success{}, false
+	return nodecontract.Report{}, false
 }

@@ -11,13 +11,13 @@ import (
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/report"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 )
 
 // installed is the installer init container as the kubelet reports it after a successful run: exited 0, its
 // termination message the report.
 func installed(foreign ...string) corev1.ContainerStatus {
-	line := report.Success{GVisor: "v0.0.0-20260905035102-160fafc42237", RunscSum: strings.Repeat("ab", 64), Containerd: "containerd 2.4.2", Foreign: foreign}.String()
+	line := nodecontract.Report{GVisor: "v0.0.0-20260905035102-160fafc42237", RunscSum: strings.Repeat("ab", 64), Containerd: "containerd 2.4.2", Foreign: foreign}.String()
 	return corev1.ContainerStatus{Name: "installer", Ready: true, State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
 		ExitCode: 0, Reason: "Completed", Message: line + "\n"}}}
 }

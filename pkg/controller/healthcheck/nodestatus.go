@@ -13,7 +13,7 @@ import (
 	"github.com/gardener/gardener/extensions/pkg/controller/healthcheck"
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/gpu"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 )
 
 // maxNamedNodes bounds the nodes a message names; the rest are counted ("and N more"), so that a pool of
@@ -85,7 +85,7 @@ func nodesResult(pool string, nodes []corev1.Node, pods []corev1.Pod) *healthche
 // and each of them would fail there with nothing but "waiting for sandbox to start: EOF".
 func gpuProblem(p *corev1.Pod) string {
 	r, ok := InstallerReport(p)
-	if !ok || r.GPU == nil || r.GPU.Status == string(gpu.Supported) {
+	if !ok || r.GPU == nil || r.GPU.Status == nodecontract.GPUSupported {
 		return ""
 	}
 	return "GPU pods cannot run in gVisor: " + r.GPU.String()

@@ -9,12 +9,9 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
 )
-
-// AnchorFile is the name of the controller's sums for goarch in the --release-sums directory: SHA512SUMS.<goarch>,
-// a key of the pool's runsc ConfigMap (rendered from imagevector/gvisor-sums.yaml or the operator's overwrite).
-func AnchorFile(goarch string) string { return SumsFile + "." + goarch }
 
 // anchorFix is the fix of every anchor refusal.
 const anchorFix = "deploy the installation image this extension version was released with; an operator who overrides the " +
@@ -26,11 +23,11 @@ const anchorFix = "deploy the installation image this extension version was rele
 // be listed there with the same SHA-512, and every listed file must be in the release. A refusal names the file;
 // Install calls this before it touches the host.
 func CheckAnchor(rel *Release, dir, goarch string) error {
-	anchorPath := filepath.Join(dir, AnchorFile(goarch))
+	anchorPath := filepath.Join(dir, nodecontract.AnchorFile(goarch))
 	data, err := os.ReadFile(anchorPath)
 	if err != nil {
 		return refusal.Wrap(anchorPath, "cannot read the controller's release sums for linux/"+goarch,
-			"the runsc ConfigMap must carry "+AnchorFile(goarch)+": the controller renders one per architecture of the pool; "+anchorFix, err)
+			"the runsc ConfigMap must carry "+nodecontract.AnchorFile(goarch)+": the controller renders one per architecture of the pool; "+anchorFix, err)
 	}
 	want, err := parseSums(anchorPath, data)
 	if err != nil {

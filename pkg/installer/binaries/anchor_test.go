@@ -9,8 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
 // TestCheckAnchor: the controller's SHA512SUMS.<arch> must list every release file with the SHA-512 the file
@@ -19,17 +20,17 @@ import (
 func TestCheckAnchor(t *testing.T) {
 	m := uint16(installertest.MachineX86_64)
 	genuine := map[string][]byte{
-		Runsc: installertest.StubELF(m, "runsc genuine"), Shim: installertest.StubELF(m, "shim genuine"),
+		nodecontract.Runsc: installertest.StubELF(m, "runsc genuine"), nodecontract.Shim: installertest.StubELF(m, "shim genuine"),
 		"gvisor-bin/runsc-metric-server": installertest.StubELF(m, "metric genuine"),
 	}
 	anchorSrc := t.TempDir()
 	installertest.WriteRelease(t, anchorSrc, genuine)
-	anchor, err := os.ReadFile(filepath.Join(anchorSrc, SumsFile))
+	anchor, err := os.ReadFile(filepath.Join(anchorSrc, nodecontract.SumsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	anchorDir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(anchorDir, AnchorFile("amd64")), anchor, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(anchorDir, nodecontract.AnchorFile("amd64")), anchor, 0o644); err != nil {
 		t.Fatal(err)
 	}
 
@@ -40,16 +41,16 @@ func TestCheckAnchor(t *testing.T) {
 		wantErr []string
 	}{
 		{name: "genuine release", mutate: func(map[string][]byte) {}},
-		{name: "replaced runsc, image's own SHA512SUMS rewritten", mutate: func(f map[string][]byte) { f[Runsc] = installertest.StubELF(m, "runsc evil") },
-			wantErr: []string{"/runsc: SHA-512", "does not match the controller's", AnchorFile("amd64"), "fix: deploy the installation image"}},
-		{name: "replaced shim", mutate: func(f map[string][]byte) { f[Shim] = installertest.StubELF(m, "shim evil") },
-			wantErr: []string{"/" + Shim + ": SHA-512"}},
+		{name: "replaced runsc, image's own SHA512SUMS rewritten", mutate: func(f map[string][]byte) { f[nodecontract.Runsc] = installertest.StubELF(m, "runsc evil") },
+			wantErr: []string{"/runsc: SHA-512", "does not match the controller's", nodecontract.AnchorFile("amd64"), "fix: deploy the installation image"}},
+		{name: "replaced shim", mutate: func(f map[string][]byte) { f[nodecontract.Shim] = installertest.StubELF(m, "shim evil") },
+			wantErr: []string{"/" + nodecontract.Shim + ": SHA-512"}},
 		{name: "added sidecar", mutate: func(f map[string][]byte) { f["gvisor-bin/extra"] = installertest.StubELF(m, "extra") },
 			wantErr: []string{"gvisor-bin/extra: is not part of the release the controller expects"}},
 		{name: "dropped sidecar", mutate: func(f map[string][]byte) { delete(f, "gvisor-bin/runsc-metric-server") },
 			wantErr: []string{"gvisor-bin/runsc-metric-server: is missing from the release"}},
 		{name: "no sums for the node's architecture", mutate: func(map[string][]byte) {}, arch: "arm64",
-			wantErr: []string{AnchorFile("arm64"), "cannot read the controller's release sums for linux/arm64"}},
+			wantErr: []string{nodecontract.AnchorFile("arm64"), "cannot read the controller's release sums for linux/arm64"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := map[string][]byte{}

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
 func TestParseSums(t *testing.T) {

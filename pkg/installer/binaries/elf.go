@@ -7,7 +7,7 @@ import (
 	"debug/elf"
 	"fmt"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
 )
 
 // machines maps GOARCH to the ELF machine its binaries carry.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 )
 
 // pathRuntimes are the names containerd and its shims look up on PATH when the runtime config names no absolute
@@ -36,7 +37,7 @@ func Foreign(binDir string) ([]string, error) {
 	var out []string
 	for _, e := range entries {
 		name := e.Name()
-		if name == Runsc || name == Shim || name == SideDir || strings.HasPrefix(name, ".") {
+		if name == nodecontract.Runsc || name == nodecontract.Shim || name == nodecontract.SideDir || strings.HasPrefix(name, ".") {
 			continue
 		}
 		if onPath(name) {
@@ -49,7 +50,7 @@ func Foreign(binDir string) ([]string, error) {
 
 // onPath reports whether name is one containerd or a shim may run from PATH, or looks like one of ours.
 func onPath(name string) bool {
-	if strings.HasPrefix(name, shimPrefix) || strings.HasPrefix(name, Runsc) {
+	if strings.HasPrefix(name, shimPrefix) || strings.HasPrefix(name, nodecontract.Runsc) {
 		return true
 	}
 	for _, n := range pathRuntimes {

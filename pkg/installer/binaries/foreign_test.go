@@ -10,8 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
 // TestForeign: in a real bin dir, the names containerd or a shim runs from PATH and lookalikes of ours are listed;
@@ -19,14 +20,14 @@ import (
 func TestForeign(t *testing.T) {
 	bin := t.TempDir()
 	for _, name := range []string{
-		Runsc, Shim, ".runsc.gvisor-installer-123", "README", "kata-runtime",
+		nodecontract.Runsc, nodecontract.Shim, ".runsc.gvisor-installer-123", "README", "kata-runtime",
 		"containerd-shim-runc-v2", "containerd-shim-kata-v2", "runc", "crun", "unpigz", "runsc.bak", "containerd-shim-runsc-v1-debug",
 	} {
 		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := os.Mkdir(filepath.Join(bin, SideDir), 0o755); err != nil {
+	if err := os.Mkdir(filepath.Join(bin, nodecontract.SideDir), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	got, err := Foreign(bin)
@@ -49,14 +50,14 @@ func TestLoadRefusesForeignNames(t *testing.T) {
 	for _, name := range []string{"containerd-shim-runc-v2", "runc", "gvisor-bin/../runc"} {
 		t.Run(name, func(t *testing.T) {
 			src := t.TempDir()
-			files := map[string][]byte{Runsc: elf, Shim: elf}
+			files := map[string][]byte{nodecontract.Runsc: elf, nodecontract.Shim: elf}
 			if !strings.Contains(name, "..") {
 				files[name] = elf
 			}
 			installertest.WriteRelease(t, src, files)
 			if strings.Contains(name, "..") {
 				// A SHA512SUMS line escaping gvisor-bin/ into the bin dir.
-				f, err := os.OpenFile(filepath.Join(src, SumsFile), os.O_APPEND|os.O_WRONLY, 0)
+				f, err := os.OpenFile(filepath.Join(src, nodecontract.SumsFile), os.O_APPEND|os.O_WRONLY, 0)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -11,6 +11,7 @@ import (
 	"sort"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 )
 
 // Mode of every installed binary.
@@ -59,7 +60,7 @@ func Plan(rel *Release, binDir string) ([]Action, error) {
 // UninstallPlan returns the removals of everything a release installs into binDir, plus gvisor-bin/ itself.
 func UninstallPlan(binDir string) ([]Action, error) {
 	var out []Action
-	side := filepath.Join(binDir, SideDir)
+	side := filepath.Join(binDir, nodecontract.SideDir)
 	entries, err := os.ReadDir(side)
 	if err != nil && !os.IsNotExist(err) {
 		return nil, fmt.Errorf("reading %s: %w", side, err)
@@ -67,7 +68,7 @@ func UninstallPlan(binDir string) ([]Action, error) {
 	for _, e := range entries {
 		out = append(out, Action{Path: filepath.Join(side, e.Name())})
 	}
-	for _, name := range []string{Shim, Runsc} {
+	for _, name := range []string{nodecontract.Shim, nodecontract.Runsc} {
 		p := filepath.Join(binDir, name)
 		if _, err := os.Lstat(p); err == nil {
 			out = append(out, Action{Path: p})
@@ -78,23 +79,23 @@ func UninstallPlan(binDir string) ([]Action, error) {
 
 func rank(p, binDir string) int {
 	switch p {
-	case filepath.Join(binDir, Runsc):
+	case filepath.Join(binDir, nodecontract.Runsc):
 		return 2
-	case filepath.Join(binDir, Shim):
+	case filepath.Join(binDir, nodecontract.Shim):
 		return 1
 	}
 	return 0
 }
 
 func staleSidecars(rel *Release, binDir string) ([]Action, error) {
-	side := filepath.Join(binDir, SideDir)
+	side := filepath.Join(binDir, nodecontract.SideDir)
 	entries, err := hostfs.ReadDirIfExists(side)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", side, err)
 	}
 	var out []Action
 	for _, e := range entries {
-		if rel.File(path.Join(SideDir, e.Name())) == nil {
+		if rel.File(path.Join(nodecontract.SideDir, e.Name())) == nil {
 			out = append(out, Action{Path: filepath.Join(side, e.Name())})
 		}
 	}
@@ -107,7 +108,7 @@ func Apply(actions []Action, binDir string) error {
 	removedSidecar := false
 	for _, a := range actions {
 		if a.Source == "" {
-			removedSidecar = removedSidecar || filepath.Dir(a.Path) == filepath.Join(binDir, SideDir)
+			removedSidecar = removedSidecar || filepath.Dir(a.Path) == filepath.Join(binDir, nodecontract.SideDir)
 			if err := hostfs.Remove(a.Path); err != nil {
 				return err
 			}
@@ -120,7 +121,7 @@ func Apply(actions []Action, binDir string) error {
 			return err
 		}
 	}
-	side := filepath.Join(binDir, SideDir)
+	side := filepath.Join(binDir, nodecontract.SideDir)
 	if entries, err := os.ReadDir(side); removedSidecar && err == nil && len(entries) == 0 {
 		if err := os.Remove(side); err != nil {
 			return fmt.Errorf("removing empty %s: %w", side, err)

@@ -16,17 +16,8 @@ import (
 	"strings"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/hostfs"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
-)
-
-// SumsFile is the checksum list of a release, in `sha512sum` format.
-const SumsFile = "SHA512SUMS"
-
-// Required files of a release; gvisor-bin/ is optional.
-const (
-	Runsc   = "runsc"
-	Shim    = "containerd-shim-runsc-v1"
-	SideDir = "gvisor-bin"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
 )
 
 // File is one verified file of the release. Content is never held in memory: files are hashed and copied
@@ -80,7 +71,7 @@ func parseSums(sumsPath string, data []byte) (map[string]string, error) {
 // Load reads the release in dir and verifies it completely: checksums, completeness and ELF architecture.
 // Any problem is a refusal naming the file and the fix.
 func Load(dir, goarch string) (*Release, error) {
-	sumsPath := filepath.Join(dir, SumsFile)
+	sumsPath := filepath.Join(dir, nodecontract.SumsFile)
 	sumsData, err := os.ReadFile(sumsPath)
 	if err != nil {
 		return nil, refusal.Wrap(sumsPath, "cannot read the checksum list", "the installation image must carry SHA512SUMS next to runsc (see pkg/images)", err)
@@ -108,7 +99,7 @@ func Load(dir, goarch string) (*Release, error) {
 			missing = append(missing, name)
 		}
 		sort.Strings(missing)
-		return nil, refusal.New(filepath.Join(dir, missing[0]), "is listed in "+SumsFile+" but missing", "rebuild the installation image so that it carries every file of the release")
+		return nil, refusal.New(filepath.Join(dir, missing[0]), "is listed in "+nodecontract.SumsFile+" but missing", "rebuild the installation image so that it carries every file of the release")
 	}
 	if err := rel.checkNames(); err != nil {
 		return nil, err
@@ -131,7 +122,7 @@ func releaseFiles(dir string) ([]string, error) {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
-		if rel == SumsFile {
+		if rel == nodecontract.SumsFile {
 			return nil
 		}
 		if !e.Type().IsRegular() {
@@ -155,14 +146,14 @@ func verifyFile(dir, name string, sums map[string]string, goarch string) (File, 
 	p := filepath.Join(dir, filepath.FromSlash(name))
 	want, listed := sums[name]
 	if !listed {
-		return File{}, refusal.New(p, "is not listed in "+SumsFile, "list every file of the release in SHA512SUMS (or remove the stray file)")
+		return File{}, refusal.New(p, "is not listed in "+nodecontract.SumsFile, "list every file of the release in SHA512SUMS (or remove the stray file)")
 	}
 	got, size, err := hostfs.HashFile(p)
 	if err != nil {
 		return File{}, refusal.Wrap(p, "cannot read", "check --source", err)
 	}
 	if got != want {
-		return File{}, refusal.New(p, "SHA-512 checksum does not match "+SumsFile+" (corrupt or tampered file)", "rebuild the installation image; never edit the release by hand")
+		return File{}, refusal.New(p, "SHA-512 checksum does not match "+nodecontract.SumsFile+" (corrupt or tampered file)", "rebuild the installation image; never edit the release by hand")
 	}
 	if err := checkELF(p, goarch); err != nil {
 		return File{}, err
@@ -172,13 +163,13 @@ func verifyFile(dir, name string, sums map[string]string, goarch string) (File, 
 
 // checkNames refuses a release without runsc or the shim, or with a file that is not part of a gVisor release.
 func (r *Release) checkNames() error {
-	for _, required := range []string{Runsc, Shim} {
+	for _, required := range []string{nodecontract.Runsc, nodecontract.Shim} {
 		if r.File(required) == nil {
 			return refusal.New(filepath.Join(r.Dir, required), "is missing from the release", "the installation image must carry runsc and containerd-shim-runsc-v1")
 		}
 	}
 	for _, f := range r.Files {
-		if f.Name != Runsc && f.Name != Shim && !strings.HasPrefix(f.Name, SideDir+"/") {
+		if f.Name != nodecontract.Runsc && f.Name != nodecontract.Shim && !strings.HasPrefix(f.Name, nodecontract.SideDir+"/") {
 			return refusal.New(filepath.Join(r.Dir, f.Name), "is not part of a gVisor release (runsc, containerd-shim-runsc-v1, gvisor-bin/*)", "remove it from the release directory and SHA512SUMS")
 		}
 	}

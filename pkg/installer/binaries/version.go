@@ -6,6 +6,8 @@ package binaries
 import (
 	"debug/buildinfo"
 	"regexp"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 )
 
 // UnknownVersion is Version's answer for a runsc without Go build information (not a Go build, or stripped of it).
@@ -19,7 +21,7 @@ var stampedVersion = regexp.MustCompile(`gvisor\.dev/gvisor/runsc/version\.versi
 // may be built for another architecture than the installer's test machine, and the installer runs nothing from the
 // release): the stamped version, else the module version it was built from, else UnknownVersion.
 func (r *Release) Version() string {
-	f := r.File(Runsc)
+	f := r.File(nodecontract.Runsc)
 	if f == nil {
 		return UnknownVersion
 	}

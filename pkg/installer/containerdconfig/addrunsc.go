@@ -6,6 +6,7 @@ package containerdconfig
 import (
 	"reflect"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
 
@@ -55,12 +56,12 @@ func (d *Document) newRunscAddition() *runscAddition {
 		a.runcBlock = tableText(runcPath, runcDefaults())
 		a.runcTables = [][]string{runcPath, child(runcPath, "options")}
 	}
-	a.runsc = ensureTable(runtimes, RuntimeName)
-	a.runsc["runtime_type"] = RuntimeType
+	a.runsc = ensureTable(runtimes, nodecontract.RuntimeName)
+	a.runsc["runtime_type"] = nodecontract.RuntimeType
 	opts := ensureTable(a.runsc, "options")
-	opts["TypeUrl"] = OptionsTypeURL
+	opts["TypeUrl"] = nodecontract.OptionsTypeURL
 	opts["ConfigPath"] = runscconfig.NodePath
-	a.runscPath = child(rtPath, RuntimeName)
+	a.runscPath = child(rtPath, nodecontract.RuntimeName)
 	return a
 }
 
@@ -75,9 +76,9 @@ func (a *runscAddition) appended() (Edit, bool) {
 		tables = append(tables, a.runscPath, optsPath)
 	} else {
 		switch a.existing["runtime_type"] {
-		case RuntimeType:
+		case nodecontract.RuntimeType:
 		case nil:
-			block = append(block, "["+dottedKey(a.runscPath)+"]", "  runtime_type = "+scalarText(RuntimeType))
+			block = append(block, "["+dottedKey(a.runscPath)+"]", "  runtime_type = "+scalarText(nodecontract.RuntimeType))
 			tables = append(tables, a.runscPath)
 		default:
 			return Edit{}, false

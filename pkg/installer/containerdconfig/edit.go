@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
 
@@ -176,7 +178,7 @@ func DropIn(version int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	runscPath := []string{"plugins", id, "containerd", "runtimes", RuntimeName}
+	runscPath := []string{"plugins", id, "containerd", "runtimes", nodecontract.RuntimeName}
 	lines := []string{
 		"# Written by gvisor-installer: registers the gVisor runtime (runsc) with containerd's CRI plugin.",
 		"# containerd merges this file into config.toml through its `imports`; `gvisor-installer uninstall` removes it.",
@@ -184,8 +186,8 @@ func DropIn(version int64) ([]byte, error) {
 		"",
 	}
 	lines = append(lines, tableText(runscPath, map[string]any{
-		"runtime_type": RuntimeType,
-		"options":      map[string]any{"TypeUrl": OptionsTypeURL, "ConfigPath": runscconfig.NodePath},
+		"runtime_type": nodecontract.RuntimeType,
+		"options":      map[string]any{"TypeUrl": nodecontract.OptionsTypeURL, "ConfigPath": runscconfig.NodePath},
 	})...)
 	return []byte(strings.Join(lines, "\n") + "\n"), nil
 }
@@ -193,7 +195,7 @@ func DropIn(version int64) ([]byte, error) {
 // ImportsDropIn reports whether the file's imports include our drop-in path (globs and relative paths resolved as
 // containerd does: relative to the directory of the importing file).
 func (d *Document) ImportsDropIn() bool {
-	return matchesAny(d.Imports, ConfigPath, DropInPath)
+	return matchesAny(d.Imports, nodecontract.ContainerdConfigPath, nodecontract.DropInPath)
 }
 
 // UsesDropIn reports whether the installer registers runsc through our conf.d drop-in instead of editing the

@@ -12,7 +12,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
 
@@ -59,7 +60,7 @@ func TestAddAndRemoveRunsc(t *testing.T) {
 				t.Fatalf("testdata config %s has no expectation in editCases", name)
 			}
 			data := readFile(t, file)
-			doc, err := Parse(ConfigPath, data)
+			doc, err := Parse(nodecontract.ContainerdConfigPath, data)
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
 			}
@@ -92,7 +93,7 @@ func TestAddAndRemoveRunsc(t *testing.T) {
 			}
 
 			// Idempotent: a second run changes nothing.
-			doc2, err := Parse(ConfigPath, edit.Content)
+			doc2, err := Parse(nodecontract.ContainerdConfigPath, edit.Content)
 			if err != nil {
 				t.Fatalf("Parse(edited): %v", err)
 			}
@@ -111,7 +112,7 @@ func TestAddAndRemoveRunsc(t *testing.T) {
 			if want.mode == Appended && doc.Runsc() == nil && !restored {
 				t.Errorf("RemoveRunsc did not restore the original bytes:\n%s", removed.Content)
 			}
-			doc3, err := Parse(ConfigPath, removed.Content)
+			doc3, err := Parse(nodecontract.ContainerdConfigPath, removed.Content)
 			if err != nil {
 				t.Fatalf("Parse(removed): %v", err)
 			}
@@ -137,11 +138,11 @@ func TestRefusals(t *testing.T) {
 	}
 	for name, reason := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := Parse(ConfigPath, readFile(t, filepath.Join("testdata/refused", name)))
+			_, err := Parse(nodecontract.ContainerdConfigPath, readFile(t, filepath.Join("testdata/refused", name)))
 			if !refusal.Is(err) {
 				t.Fatalf("Parse: %v, want a refusal", err)
 			}
-			if msg := err.Error(); !strings.Contains(msg, reason) || !strings.Contains(msg, ConfigPath) || !strings.Contains(msg, "fix:") {
+			if msg := err.Error(); !strings.Contains(msg, reason) || !strings.Contains(msg, nodecontract.ContainerdConfigPath) || !strings.Contains(msg, "fix:") {
 				t.Errorf("refusal %q should name the file, say %q and give a fix", msg, reason)
 			}
 		})
@@ -195,15 +196,15 @@ func assertRunscOnce(t *testing.T, content []byte, pluginID string) {
 	if err := toml.Unmarshal(content, &tree); err != nil {
 		t.Fatalf("result does not parse: %v\n%s", err, content)
 	}
-	rt, err := lookupTable("result", tree, "plugins", pluginID, "containerd", "runtimes", RuntimeName)
+	rt, err := lookupTable("result", tree, "plugins", pluginID, "containerd", "runtimes", nodecontract.RuntimeName)
 	if err != nil || rt == nil {
 		t.Fatalf("no runsc under plugins.%q: %v\n%s", pluginID, err, content)
 	}
 	opts, _ := rt["options"].(map[string]any)
-	if rt["runtime_type"] != RuntimeType || opts["TypeUrl"] != OptionsTypeURL || opts["ConfigPath"] != runscconfig.NodePath {
+	if rt["runtime_type"] != nodecontract.RuntimeType || opts["TypeUrl"] != nodecontract.OptionsTypeURL || opts["ConfigPath"] != runscconfig.NodePath {
 		t.Errorf("runsc table = %v", rt)
 	}
-	if n := countHeaders(content, []string{"plugins", pluginID, "containerd", "runtimes", RuntimeName}); n > 1 {
+	if n := countHeaders(content, []string{"plugins", pluginID, "containerd", "runtimes", nodecontract.RuntimeName}); n > 1 {
 		t.Errorf("runsc header appears %d times", n)
 	}
 }

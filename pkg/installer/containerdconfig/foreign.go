@@ -7,6 +7,8 @@ import (
 	"reflect"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 )
 
 // criRuntimePluginIDs are the plugin IDs under which some config version keeps the CRI runtimes (1: cri, 2:
@@ -15,7 +17,7 @@ var criRuntimePluginIDs = []string{"cri", "io.containerd.grpc.v1.cri", "io.conta
 
 func runtimesPathFor(id string) []string { return []string{"plugins", id, "containerd", "runtimes"} }
 
-func runscPathFor(id string) []string { return append(runtimesPathFor(id), RuntimeName) }
+func runscPathFor(id string) []string { return append(runtimesPathFor(id), nodecontract.RuntimeName) }
 
 // ForeignRunsc returns the plugin IDs, other than the one of the file's version, that hold a runsc runtime. Such a
 // registration is never in effect; the old gVisor extension wrote it (`[plugins.cri.containerd.runtimes.runsc]`
@@ -28,7 +30,7 @@ func (d *Document) ForeignRunsc() []string {
 		if id == d.PluginID {
 			continue
 		}
-		if rt, err := lookupTable(d.Path, d.Tree, runtimesPathFor(id)...); err == nil && rt != nil && rt[RuntimeName] != nil {
+		if rt, err := lookupTable(d.Path, d.Tree, runtimesPathFor(id)...); err == nil && rt != nil && rt[nodecontract.RuntimeName] != nil {
 			out = append(out, id)
 		}
 	}
@@ -41,10 +43,10 @@ func (d *Document) HasAnyRunsc() bool { return d.Runsc() != nil || len(d.Foreign
 // removeRunscAt deletes runsc under plugin id and the tables that held nothing else.
 func removeRunscAt(tree map[string]any, id string) {
 	rt, err := lookupTable("", tree, runtimesPathFor(id)...)
-	if err != nil || rt == nil || rt[RuntimeName] == nil {
+	if err != nil || rt == nil || rt[nodecontract.RuntimeName] == nil {
 		return
 	}
-	delete(rt, RuntimeName)
+	delete(rt, nodecontract.RuntimeName)
 	pruneEmpty(tree, runtimesPathFor(id))
 }
 

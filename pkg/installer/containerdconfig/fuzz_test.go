@@ -13,7 +13,8 @@ import (
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
 )
 
 // FuzzAddRunsc: any input is either refused cleanly (a refusal error, no panic) or yields TOML that parses, has
@@ -32,7 +33,7 @@ func FuzzAddRunsc(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		doc, err := Parse(ConfigPath, data)
+		doc, err := Parse(nodecontract.ContainerdConfigPath, data)
 		if err != nil {
 			if !refusal.Is(err) {
 				t.Fatalf("Parse returned a non-refusal error: %v", err)
@@ -42,7 +43,7 @@ func FuzzAddRunsc(f *testing.F) {
 		// Uninstall straight from any state (ours, another installer's, the old extension's): no runsc under any
 		// plugin ID afterwards, and every other setting as it was.
 		if direct, err := doc.RemoveRunsc(); err == nil {
-			after, err := Parse(ConfigPath, direct.Content)
+			after, err := Parse(nodecontract.ContainerdConfigPath, direct.Content)
 			if err != nil || after.HasAnyRunsc() {
 				t.Fatalf("RemoveRunsc on the input: %v\n%q", err, direct.Content)
 			}
@@ -64,18 +65,18 @@ func FuzzAddRunsc(f *testing.F) {
 		if err := toml.Unmarshal(edit.Content, &tree); err != nil {
 			t.Fatalf("result does not parse: %v\n%q", err, edit.Content)
 		}
-		rt, err := lookupTable("result", tree, "plugins", doc.PluginID, "containerd", "runtimes", RuntimeName)
-		if err != nil || rt == nil || rt["runtime_type"] != RuntimeType {
+		rt, err := lookupTable("result", tree, "plugins", doc.PluginID, "containerd", "runtimes", nodecontract.RuntimeName)
+		if err != nil || rt == nil || rt["runtime_type"] != nodecontract.RuntimeType {
 			t.Fatalf("runsc not registered: %v\n%q", err, edit.Content)
 		}
-		runscPath := []string{"plugins", doc.PluginID, "containerd", "runtimes", RuntimeName}
+		runscPath := []string{"plugins", doc.PluginID, "containerd", "runtimes", nodecontract.RuntimeName}
 		if n := countHeaders(edit.Content, runscPath); n > 1 {
 			t.Fatalf("runsc table header %d times:\n%q", n, edit.Content)
 		}
 		if edit.Mode == Appended && !strings.HasPrefix(string(edit.Content), string(data)) {
 			t.Fatalf("appended edit changed the original bytes")
 		}
-		doc2, err := Parse(ConfigPath, edit.Content)
+		doc2, err := Parse(nodecontract.ContainerdConfigPath, edit.Content)
 		if err != nil {
 			t.Fatalf("edited file refused: %v", err)
 		}
@@ -90,7 +91,7 @@ func FuzzAddRunsc(f *testing.F) {
 		if err != nil {
 			t.Fatalf("RemoveRunsc: %v", err)
 		}
-		if doc3, err := Parse(ConfigPath, removed.Content); err != nil || doc3.HasAnyRunsc() {
+		if doc3, err := Parse(nodecontract.ContainerdConfigPath, removed.Content); err != nil || doc3.HasAnyRunsc() {
 			t.Fatalf("after RemoveRunsc: %v\n%q", err, removed.Content)
 		}
 	})

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 )
 
 // oldExtensionCases: each testdata/oldextension file is an operator's config (testdata/configs/<original>) plus
@@ -47,7 +49,7 @@ func TestOldExtensionStates(t *testing.T) {
 				t.Fatalf("no expectation for %s", name)
 			}
 			original := readFile(t, filepath.Join("testdata/configs", want.original))
-			doc, err := Parse(ConfigPath, readFile(t, file))
+			doc, err := Parse(nodecontract.ContainerdConfigPath, readFile(t, file))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,7 +64,7 @@ func TestOldExtensionStates(t *testing.T) {
 				t.Fatalf("AddRunsc: mode %s addedRunc %v removed %v, want %s %v %v\n%s", edit.Mode, edit.AddedRunc, edit.RemovedForeign, want.mode, want.addedRunc, want.removed, edit.Content)
 			}
 			assertRunscOnce(t, edit.Content, doc.PluginID)
-			installed, err := Parse(ConfigPath, edit.Content)
+			installed, err := Parse(nodecontract.ContainerdConfigPath, edit.Content)
 			if err != nil {
 				t.Fatal(err)
 			}

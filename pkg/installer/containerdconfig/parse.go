@@ -10,7 +10,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
 )
 
 // Document is a parsed containerd configuration file.
@@ -57,7 +58,7 @@ func Parse(path string, data []byte) (*Document, error) {
 		return nil, err
 	}
 	// Make sure every table on the path to the runtimes is a table (or absent), so edits cannot clash with it.
-	if _, err := d.lookupTable(append(d.runtimesPath(), RuntimeName, "options")...); err != nil {
+	if _, err := d.lookupTable(append(d.runtimesPath(), nodecontract.RuntimeName, "options")...); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -133,6 +134,6 @@ func (d *Document) Runsc() map[string]any {
 	if rt == nil {
 		return nil
 	}
-	m, _ := rt[RuntimeName].(map[string]any)
+	m, _ := rt[nodecontract.RuntimeName].(map[string]any)
 	return m
 }

@@ -7,20 +7,6 @@ import (
 	"fmt"
 )
 
-// Node paths and values of the runsc registration. They are node paths (the installer prefixes --host-root).
-const (
-	// RuntimeName is the CRI runtime handler name; the RuntimeClass refers to it.
-	RuntimeName = "runsc"
-	// RuntimeType selects containerd-shim-runsc-v1.
-	RuntimeType = "io.containerd.runsc.v1"
-	// OptionsTypeURL tells containerd how to pass the options to the runsc shim.
-	OptionsTypeURL = "io.containerd.runsc.v1.options"
-	// ConfigPath is containerd's main configuration file.
-	ConfigPath = "/etc/containerd/config.toml"
-	// DropInPath is our drop-in for configs that import conf.d/*.toml (version 3 and later only).
-	DropInPath = "/etc/containerd/conf.d/gvisor-runsc.toml"
-)
-
 // PluginID returns the CRI plugin ID that holds `containerd.runtimes` in a config file of the given version.
 func PluginID(version int64) (string, error) {
 	switch version {

@@ -16,7 +16,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/refusal"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
 )
 
 // Minimum is the oldest containerd this gVisor release runs on: 1.7.

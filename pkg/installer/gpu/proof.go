@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/sandbox"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 )
 
 // ProveNode runs the GPU proof p on a node (root hostRoot) whose verdict v passed the pre-flight: a gVisor sandbox
@@ -32,16 +33,12 @@ func ProveNode(ctx context.Context, p Prover, hostRoot string, v Verdict) Verdic
 		err = fmt.Errorf("the NVIDIA driver lists no GPU in the GPU proof's sandbox (devices %s)", strings.Join(devices, ", "))
 	}
 	if err != nil {
-		v.Status, v.Message = ProofFailed, err.Error()
+		v.Status, v.Message = nodecontract.GPUProofFailed, err.Error()
 		return v
 	}
 	v.GPUs = len(probe.GPUs)
 	return v
 }
-
-// ProofFailed is the installer's word for a GPU node whose driver passed the pre-flight but whose GPU proof did not
-// reach the driver through gVisor (not one of gvisor-gpu-check's verdicts).
-const ProofFailed Status = "proof-failed"
 
 // gpuDevice matches the per-GPU device nodes (/dev/nvidia0, /dev/nvidia1, ...).
 var gpuDevice = regexp.MustCompile(`^nvidia[0-9]+$`)

@@ -7,29 +7,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-)
 
-// Status is the pre-flight's word for a node's driver (cmd/gvisor-gpu-check/preflight's, read back here).
-type Status string
-
-// The pre-flight's words (a test holds them to gvisor-gpu-check's).
-const (
-	NoDevices   Status = "no-devices"
-	Supported   Status = "supported"
-	Unsupported Status = "unsupported"
-	Unknown     Status = "unknown"
-	Malformed   Status = "malformed"
-	Unreadable  Status = "unreadable"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 )
 
 // Verdict is gvisor-gpu-check's JSON verdict.
 type Verdict struct {
-	Status   Status   `json:"status"`
-	Driver   string   `json:"driver,omitempty"`
-	Nearest  string   `json:"nearest,omitempty"`
-	Branches []string `json:"branches,omitempty"`
-	GVisor   string   `json:"gvisor"`
-	Message  string   `json:"message"`
+	Status   nodecontract.GPUStatus `json:"status"`
+	Driver   string                 `json:"driver,omitempty"`
+	Nearest  string                 `json:"nearest,omitempty"`
+	Branches []string               `json:"branches,omitempty"`
+	GVisor   string                 `json:"gvisor"`
+	Message  string                 `json:"message"`
 	// GPUs is how many GPUs the GPU proof saw through gVisor (the installer's, not the pre-flight's); 0: not proven.
 	GPUs int `json:"-"`
 }
@@ -37,7 +26,9 @@ type Verdict struct {
 // NVProxy says whether runsc's nvproxy is on for the node's sandboxes: only with a driver the shipped runsc
 // supports (also when the GPU proof then failed: the sandboxes' nvproxy works with this driver, the proof showed
 // something else wrong).
-func (v Verdict) NVProxy() bool { return v.Status == Supported || v.Status == ProofFailed }
+func (v Verdict) NVProxy() bool {
+	return v.Status == nodecontract.GPUSupported || v.Status == nodecontract.GPUProofFailed
+}
 
 // Parse reads the one verdict gvisor-gpu-check prints; anything else (a field or status it does not know, more
 // than one value) is an error naming what came.
@@ -47,7 +38,7 @@ func Parse(out []byte) (Verdict, error) {
 		return Verdict{}, err
 	}
 	switch v.Status {
-	case NoDevices, Supported, Unsupported, Unknown, Malformed, Unreadable:
+	case nodecontract.GPUNoDevices, nodecontract.GPUSupported, nodecontract.GPUUnsupported, nodecontract.GPUUnknown, nodecontract.GPUMalformed, nodecontract.GPUUnreadable:
 		return v, nil
 	}
 	return Verdict{}, fmt.Errorf("the GPU pre-flight's verdict has status %q, which this installer does not know: %q", v.Status, bound(out))

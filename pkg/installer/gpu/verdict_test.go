@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/gpu"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
@@ -36,7 +37,7 @@ func TestExecReadsTheRealPreflight(t *testing.T) {
 		t.Skip("builds gvisor-gpu-check from its module: make test runs it")
 	}
 	bin := installertest.GPUCheck(t)
-	for driver, want := range map[string]gpu.Status{"580.159.04": gpu.Supported, "535.104.05": gpu.Unsupported, "570.211.01": gpu.Unknown, "580": gpu.Malformed} {
+	for driver, want := range map[string]nodecontract.GPUStatus{"580.159.04": nodecontract.GPUSupported, "535.104.05": nodecontract.GPUUnsupported, "570.211.01": nodecontract.GPUUnknown, "580": nodecontract.GPUMalformed} {
 		out, err := exec.Command(bin, "preflight", "--driver-version="+driver).Output()
 		if err != nil {
 			t.Fatalf("gvisor-gpu-check preflight --driver-version=%s: %v", driver, err)
@@ -53,7 +54,7 @@ func TestExecReadsTheRealPreflight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if (v.Status == gpu.NoDevices) == present || v.GVisor == "" || v.Message == "" {
+	if (v.Status == nodecontract.GPUNoDevices) == present || v.GVisor == "" || v.Message == "" {
 		t.Errorf("verdict %+v on a node with NVIDIA devices %v", v, present)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 )
 
 // TaskDir is the node path where containerd keeps the bundles of running tasks, one per namespace and task
@@ -31,7 +33,7 @@ func InUse(taskDir, binDir string) (map[string]int, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listing containerd's task bundles under %s: %w", TaskDir, err)
 	}
-	prefix := path.Join(binDir, ReleasesDir) + "/"
+	prefix := path.Join(binDir, nodecontract.ReleasesDir) + "/"
 	used := map[string]int{}
 	for _, b := range bundles {
 		data, err := os.ReadFile(b)

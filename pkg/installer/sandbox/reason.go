@@ -24,7 +24,7 @@ const (
 	// writes a crash's header before the traceback of every goroutine, runsc's Fatalf before the lines of the
 	// helpers that die with it), and a traceback may be longer than any bound.
 	readLimit = 16 << 10
-	// lineLimit bounds the line quoted in the error (the termination message has its own bound, report.Bound).
+	// lineLimit bounds the line quoted in the error (the termination message has its own bound, nodecontract.BoundLine).
 	lineLimit = 300
 )
 

@@ -16,9 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/containerdconfig"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
@@ -41,7 +39,7 @@ const (
 	// (runsc is then registered in config.toml only, with the same values), and deletes it with our other files
 	// when gVisor leaves the pool, so no unowned registration outlives the binaries. A file without tables changes
 	// nothing in containerd's effective config (checked with containerd 1.7.35 and 2.4.2 `config dump`).
-	DropInPath = containerdconfig.DropInPath
+	DropInPath = nodecontract.DropInPath
 	// DropInClaim is the drop-in's content.
 	DropInClaim = "# gVisor's runsc is registered in config.toml by gardener-node-agent (OperatingSystemConfig delivery).\n"
 
@@ -59,9 +57,9 @@ var imageFiles = [][2]string{
 // under the binaryPath -> path in the installation image. The activation copies them into the release layout, as the
 // DaemonSet's installer copies them from the image; nothing runs from here.
 var stagedFiles = [][2]string{
-	{releases.StagedRelease + "/" + binaries.Runsc, "/opt/gvisor/" + binaries.Runsc},
-	{releases.StagedRelease + "/" + binaries.Shim, "/opt/gvisor/" + binaries.Shim},
-	{releases.StagedRelease + "/" + binaries.SumsFile, "/opt/gvisor/" + binaries.SumsFile},
+	{nodecontract.StagedRelease + "/" + nodecontract.Runsc, "/opt/gvisor/" + nodecontract.Runsc},
+	{nodecontract.StagedRelease + "/" + nodecontract.Shim, "/opt/gvisor/" + nodecontract.Shim},
+	{nodecontract.StagedRelease + "/" + nodecontract.SumsFile, "/opt/gvisor/" + nodecontract.SumsFile},
 }
 
 // PluginPath is the path of our entry in spec.criConfig.containerd.plugins. gardener-node-agent prefixes "plugins"
@@ -76,8 +74,8 @@ func PluginPath() []string {
 // same bytes on every mutation keep the mutation idempotent (encoding/json sorts map keys).
 var pluginValues = func() []byte {
 	raw, err := json.Marshal(map[string]any{
-		"runtime_type": containerdconfig.RuntimeType,
-		"options":      map[string]any{"TypeUrl": containerdconfig.OptionsTypeURL, "ConfigPath": runscconfig.NodePath},
+		"runtime_type": nodecontract.RuntimeType,
+		"options":      map[string]any{"TypeUrl": nodecontract.OptionsTypeURL, "ConfigPath": runscconfig.NodePath},
 	})
 	if err != nil {
 		panic(fmt.Sprintf("encoding the runsc plugin values: %v", err))
@@ -116,9 +114,9 @@ func (e *Ensurer) additions(pr *poolRuntime) (*Additions, error) {
 	node := objs.Pools[0].Node
 
 	binDir := pr.cr.Spec.BinaryPath
-	files := []extensionsv1alpha1.File{inlineFile(path.Join(binDir, releases.StagedFlags), string(node.RunscConfig))}
+	files := []extensionsv1alpha1.File{inlineFile(path.Join(binDir, nodecontract.StagedFlags), string(node.RunscConfig))}
 	for _, arch := range slices.Sorted(maps.Keys(node.ReleaseSums)) {
-		files = append(files, inlineFile(path.Join(binDir, releases.StagedSums, binaries.AnchorFile(arch)), node.ReleaseSums[arch]))
+		files = append(files, inlineFile(path.Join(binDir, nodecontract.StagedSums, nodecontract.AnchorFile(arch)), node.ReleaseSums[arch]))
 	}
 	fromImage := slices.Concat(imageFiles, stagedFiles)
 	if node.GPU {
@@ -126,7 +124,7 @@ func (e *Ensurer) additions(pr *poolRuntime) (*Additions, error) {
 	}
 	for _, f := range fromImage {
 		perm := uint32(binaryPermissions)
-		if path.Base(f[0]) == binaries.SumsFile {
+		if path.Base(f[0]) == nodecontract.SumsFile {
 			perm = configPermissions
 		}
 		files = append(files, extensionsv1alpha1.File{

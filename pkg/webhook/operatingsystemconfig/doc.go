@@ -6,7 +6,7 @@
 // OSC of a worker pool that has gvisor among its container runtimes it adds, and gardener-node-agent applies before
 // kubelet starts:
 //
-//   - the staged release under <binaryPath>/gvisor/staged (releases.StagedDir): runsc, containerd-shim-runsc-v1
+//   - the staged release under <binaryPath>/gvisor/staged (nodecontract.StagedDir): runsc, containerd-shim-runsc-v1
 //     and SHA512SUMS as content.imageRef from the installation image, the pool's runsc flags table and the
 //     controller's sums inline; all three are what the DaemonSet mode's installation chart carries, from the
 //     renderer (render.PoolObjects.Node); and gvisor-installer (imageRef) in the binaryPath, which activates them;

@@ -17,8 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
@@ -82,8 +81,8 @@ type ownership struct {
 func defaultOwnership() ownership {
 	bin := extensionsv1alpha1.ContainerDRuntimeContainersBinFolder
 	o := ownership{
-		files: []string{runscconfig.NodePath, DropInPath, bin + "/" + binaries.Runsc, bin + "/" + binaries.Shim},
-		dirs:  []string{bin + "/" + releases.StagedDir + "/"},
+		files: []string{runscconfig.NodePath, DropInPath, bin + "/" + nodecontract.Runsc, bin + "/" + nodecontract.Shim},
+		dirs:  []string{bin + "/" + nodecontract.StagedDir + "/"},
 		units: []string{ReleaseUnitName, ProofUnitName, ProofTimerName, MetricServerUnitName},
 	}
 	for _, f := range imageFiles {

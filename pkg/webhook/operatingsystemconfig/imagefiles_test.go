@@ -9,7 +9,7 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/images"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/binaries"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 )
 
 // TestImageFilesAreTheInstallationImages: every file the OSC takes from the installation image (imageRef) is where
@@ -24,7 +24,7 @@ func TestImageFilesAreTheInstallationImages(t *testing.T) {
 	for _, b := range d.Binaries {
 		inImage[b.Path] = path.Base(b.Path)
 	}
-	for _, n := range []string{binaries.Runsc, binaries.Shim} {
+	for _, n := range []string{nodecontract.Runsc, nodecontract.Shim} {
 		inImage[path.Join(d.GVisorRelease, n)] = n
 	}
 	// With sandbox metrics: the metric server, under the name the DaemonSet's container runs it by.

@@ -14,7 +14,7 @@ import (
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/releases"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 	osc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
@@ -74,7 +74,7 @@ func TestSandboxMetricsOSC(t *testing.T) {
 
 // runscToml is the OSC's inline runsc.toml.
 // stagedFlags is where node-agent stages the pool's runsc flags at the default binaryPath.
-const stagedFlags = extensionsv1alpha1.ContainerDRuntimeContainersBinFolder + "/" + releases.StagedFlags
+const stagedFlags = extensionsv1alpha1.ContainerDRuntimeContainersBinFolder + "/" + nodecontract.StagedFlags
 
 func runscToml(t *testing.T, o *extensionsv1alpha1.OperatingSystemConfig) string {
 	t.Helper()

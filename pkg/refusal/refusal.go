@@ -1,7 +1,9 @@
 // SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package refusal is the error type of every check that makes the node installer refuse to act.
+// Package refusal is the error type of every check that refuses its input before acting on it: the node
+// installer's checks of the host, of containerd's configuration and of the release, and pkg/runscconfig's check of
+// a runsc flags table, which both delivery modes' seed side and the installer run.
 //
 // A refusal happens before anything on the host changes, and its message names the file, the reason and the fix,
 // so an operator reading one log line knows what to do. The command maps it to its own exit code (2), distinct

@@ -1,20 +1,21 @@
 // SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package report is the contract of the one line gvisor-installer leaves in its pod's status: the installer
-// container's termination message (/dev/termination-log), which the kubelet keeps in
+package nodecontract
+
+// The installer's report: the one line gvisor-installer leaves in its pod's status, the installer container's
+// termination message (/dev/termination-log), which the kubelet keeps in
 // status.initContainerStatuses[].state.terminated.message for the pod's lifetime, `kubectl get pod -o jsonpath`
 // shows and the extension's health check (pkg/controller/healthcheck) reads from the shoot.
 //
-// A successful run writes Success's line:
+// A successful run writes Report's line:
 //
 //	installed gVisor v0.0.0-20260905035102-160fafc42237 (runsc sha512:0123456789ab) on containerd 2.4.2; foreign shims: none
 //	uninstalled gVisor; foreign shims: /var/bin/containerruntimes/containerd-shim-runc-v2
 //
 // A failed run writes the reason first (cmd/gvisor-installer's terminationLine), e.g. "containerd 1.6.20 is not
 // supported (minimum containerd 1.7.0); gvisor-installer v1.2.3 install failed". Both are one line of at most
-// MaxLength bytes. The words are stable: Parse reads them back, and a change here is a change of that contract.
-package report
+// MaxReportLength bytes. The words are stable: ParseReport reads them back.
 
 import (
 	"fmt"
@@ -23,8 +24,8 @@ import (
 	"strings"
 )
 
-// MaxLength bounds the line (the kubelet caps a termination message at 4096 bytes; a condition quotes it).
-const MaxLength = 1024
+// MaxReportLength bounds the line (the kubelet caps a termination message at 4096 bytes; a condition quotes it).
+const MaxReportLength = 1024
 
 // maxForeign bounds the foreign files the line names; the rest are counted.
 const maxForeign = 5
@@ -35,30 +36,30 @@ const noForeign = "none"
 // unknownContainerd stands for a containerd the run did not ask (--restart=none) or that never answered.
 const unknownContainerd = "containerd unknown"
 
-// Success is what a successful run reports.
-type Success struct {
+// Report is what a successful run reports.
+type Report struct {
 	// Uninstall is true for an uninstall; the versions are then empty.
 	Uninstall bool
-	// GVisor is the installed runsc's version (binaries.Release.Version).
+	// GVisor is the installed runsc's version (the release's version stamp).
 	GVisor string
 	// RunscSum is the installed runsc's SHA-512 (hex); the line shows its first 12 digits.
 	RunscSum string
 	// Containerd is the CRI runtime's name and version as CRI reported them ("containerd 2.4.2"); empty: unknown.
 	Containerd string
 	// Foreign are the node paths of runtime-named files in the bin dir that the installer did not write and left
-	// alone (binaries.Foreign).
+	// alone (pkg/installer/binaries.Foreign).
 	Foreign []string
 	// GPU is the GPU pre-flight's part, on a node with NVIDIA devices; nil elsewhere.
-	GPU *GPU
+	GPU *GPUReport
 }
 
-// GPU is what the line says about a node's NVIDIA driver:
+// GPUReport is what the line says about a node's NVIDIA driver:
 //
 //	...; GPU: supported NVIDIA driver 580.159.04, nvproxy on; foreign shims: none
 //	...; GPU: unknown NVIDIA driver 570.211.01, nvproxy off: install NVIDIA driver 570.195.03, ...; foreign shims: none
-type GPU struct {
-	// Status is the pre-flight's word (gpu.Status).
-	Status string
+type GPUReport struct {
+	// Status is the pre-flight's word for the driver, or GPUProofFailed.
+	Status GPUStatus
 	// Driver is the driver's version; empty when it was not read.
 	Driver string
 	// NVProxy says whether runsc's nvproxy is on for the node's sandboxes (only with a supported driver).
@@ -72,7 +73,7 @@ type GPU struct {
 // noDriver stands for a driver version that was not read.
 const noDriver = "unread"
 
-func (g GPU) String() string {
+func (g GPUReport) String() string {
 	driver, state := g.Driver, "off"
 	if driver == "" {
 		driver = noDriver
@@ -91,7 +92,7 @@ func (g GPU) String() string {
 }
 
 // String is the line.
-func (s Success) String() string {
+func (s Report) String() string {
 	var b strings.Builder
 	if s.Uninstall {
 		b.WriteString("uninstalled gVisor")
@@ -106,7 +107,7 @@ func (s Success) String() string {
 		}
 	}
 	b.WriteString("; foreign shims: " + foreignList(s.Foreign))
-	return Bound(b.String())
+	return BoundLine(b.String())
 }
 
 func shortSum(sum string) string {
@@ -132,19 +133,19 @@ var (
 	uninstalledLine = regexp.MustCompile(`^uninstalled gVisor; foreign shims: (.*)$`)
 )
 
-// Parse reads a Success line back; ok is false for anything else (a failure's line, an older installer's message,
+// ParseReport reads a Report line back; ok is false for anything else (a failure's line, an older installer's message,
 // the kubelet's log tail). RunscSum holds the line's 12 digits; Containerd is empty when the line says unknown;
 // Foreign holds the named paths (an "and N more" tail is kept as it is).
-func Parse(line string) (s Success, ok bool) {
+func ParseReport(line string) (s Report, ok bool) {
 	line = strings.TrimSpace(line)
 	if m := installedLine.FindStringSubmatch(line); m != nil {
-		s = Success{GVisor: m[1], RunscSum: m[2], Containerd: m[3], Foreign: parseForeign(m[9])}
+		s = Report{GVisor: m[1], RunscSum: m[2], Containerd: m[3], Foreign: parseForeign(m[9])}
 		if s.Containerd == unknownContainerd {
 			s.Containerd = ""
 		}
 		if m[4] != "" {
 			gpus, _ := strconv.Atoi(m[7]) // digits or empty
-			s.GPU = &GPU{Status: m[4], Driver: m[5], NVProxy: m[6] == "on", GPUs: gpus, Advice: m[8]}
+			s.GPU = &GPUReport{Status: GPUStatus(m[4]), Driver: m[5], NVProxy: m[6] == "on", GPUs: gpus, Advice: m[8]}
 			if s.GPU.Driver == noDriver {
 				s.GPU.Driver = ""
 			}
@@ -152,9 +153,9 @@ func Parse(line string) (s Success, ok bool) {
 		return s, true
 	}
 	if m := uninstalledLine.FindStringSubmatch(line); m != nil {
-		return Success{Uninstall: true, Foreign: parseForeign(m[1])}, true
+		return Report{Uninstall: true, Foreign: parseForeign(m[1])}, true
 	}
-	return Success{}, false
+	return Report{}, false
 }
 
 func parseForeign(list string) []string {
@@ -164,11 +165,11 @@ func parseForeign(list string) []string {
 	return strings.Split(list, ", ")
 }
 
-// Bound makes s one line of at most MaxLength bytes: blanks collapsed, cut with "..." when longer.
-func Bound(s string) string {
+// BoundLine makes s one line of at most MaxReportLength bytes: blanks collapsed, cut with "..." when longer.
+func BoundLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > MaxLength {
-		s = strings.ToValidUTF8(s[:MaxLength-3], "") + "..."
+	if len(s) > MaxReportLength {
+		s = strings.ToValidUTF8(s[:MaxReportLength-3], "") + "..."
 	}
 	return s
 }
