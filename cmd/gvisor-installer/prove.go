@@ -40,7 +40,7 @@ import (
 //     has staged the release, the pool's runsc flags and the controller's sums under <bin-dir>/gvisor/staged
 //     (imageRef and inline files) and registered runsc in containerd's config; prove first puts the staged release
 //     in the release layout exactly as install does (installer.ActionActivate: the same release directory,
-//     runsc.toml and links, nvproxy for this node's driver with --gpu-preflight-binary), then proves it and records
+//     runsc.toml and links, nvproxy for this node's driver with --nvproxy-preflight-binary), then proves it and records
 //     the outcome; a release that fails falls back to the last proven one.
 //
 // Why it waits: gardener-node-agent (v1.149.3, executeUnitCommands) restarts the changed units, this one
@@ -181,7 +181,7 @@ func parseProve(args []string, stderr io.Writer) (*proveFlags, int) {
 		"(the OperatingSystemConfig mode)")
 	fs.BoolVar(&f.sandbox, "prove-sandbox", true, "with --activate, false only activates the release and records it without a sandbox proof "+
 		"(the extension's --prove-sandbox=false)")
-	fs.StringVar(&f.gpuBinary, "gpu-preflight-binary", "", "with --activate, node path of gvisor-gpu-check: judge this node's NVIDIA driver (on a node with "+
+	fs.StringVar(&f.gpuBinary, "nvproxy-preflight-binary", "", "with --activate, node path of gvisor-gpu-check: judge this node's NVIDIA driver (on a node with "+
 		gpu.ControlDevice+") and turn runsc's nvproxy on in the release's runsc.toml exactly for a supported driver, then prove the GPUs")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -194,7 +194,7 @@ func parseProve(args []string, stderr io.Writer) (*proveFlags, int) {
 		return nil, 2
 	}
 	if f.gpuBinary != "" && !f.activate {
-		fmt.Fprintln(stderr, "prove: --gpu-preflight-binary needs --activate (nvproxy is set in the release's runsc.toml when the release is put in place)")
+		fmt.Fprintln(stderr, "prove: --nvproxy-preflight-binary needs --activate (nvproxy is set in the release's runsc.toml when the release is put in place)")
 		return nil, 2
 	}
 	if !f.sandbox && !f.activate {

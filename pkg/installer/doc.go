@@ -35,7 +35,7 @@
 // With Options.NodeLabel (--label-node, the opt-in scheduling readiness gate) Install labels the node once runsc is
 // verified and the sandbox proven, and Uninstall removes the label before it unregisters runsc (see NodeLabel).
 //
-// With Options.GPU (--gpu-preflight-image, on in the chart) Install decides runsc's nvproxy for the node: on a node
+// With Options.GPU (--nvproxy-preflight-image, on in the chart) Install decides runsc's nvproxy for the node: on a node
 // with NVIDIA devices the GPU pre-flight judges the driver (gpucheck.go; on a GPU node still loading its driver
 // after a bounded wait, gpudriver.go), nvproxy is on in the node's runsc.toml only for a supported driver, and after
 // the install the GPU proof (Options.GPUProver) has a gVisor sandbox reach the GPUs. A GPU problem never fails the

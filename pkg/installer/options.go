@@ -63,7 +63,7 @@ type Options struct {
 	NodeLabel *NodeLabel
 	// GPU, if set, is the GPU pre-flight (package gpu): on a node with NVIDIA devices Install has it judge the
 	// driver and turns runsc's nvproxy on for the node's sandboxes only when the shipped runsc supports it
-	// (--gpu-preflight-image, --gpu-preflight-binary). nil: nvproxy stays off.
+	// (--nvproxy-preflight-image, --nvproxy-preflight-binary). nil: nvproxy stays off.
 	GPU gpu.Preflight
 	// GPUDriverWait is how long Install waits, on a node with NVIDIA GPUs on its PCI bus but no driver loaded yet
 	// (the GPU operator's driver container comes up minutes after the node), for the driver before it decides

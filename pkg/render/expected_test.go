@@ -169,7 +169,7 @@ func expectedDaemonSet(p dsParams) *appsv1.DaemonSet {
 						Command: []string{
 							"/gvisor-installer", "install", "--host-root=/host", "--source=/opt/gvisor",
 							"--bin-dir=" + p.binaryPath, "--runsc-config=/etc/gvisor-installer/runsc.toml", "--prove-sandbox=" + strconv.FormatBool(!p.skipSandboxProof),
-							"--release-sums=/etc/gvisor-installer", "--gpu-preflight-image=" + p.image,
+							"--release-sums=/etc/gvisor-installer", "--nvproxy-preflight-image=" + p.image,
 							"--restart=systemd", "--ready-file=/run/gvisor-installer/ready", "--termination-message=/dev/termination-log",
 						},
 						Resources: corev1.ResourceRequirements{

@@ -25,9 +25,10 @@ type NodeConfig struct {
 	// SandboxMetrics is whether the pool's nodes run the metric server; RunscConfig then has runsc's metric-server
 	// flag.
 	SandboxMetrics bool
-	// GPU is whether the pool's nodes with NVIDIA devices have their driver judged by the GPU pre-flight and turn
-	// runsc's nvproxy on when it passes (runscconfig.GPU); RunscConfig never has nvproxy itself.
-	GPU bool
+	// NVProxy is the pool's GPU decision, from its providerConfig's configFlags.nvproxy (runscconfig.NVProxy): its
+	// nodes with NVIDIA devices have their driver judged by the GPU pre-flight and turn runsc's nvproxy on when it
+	// passes. RunscConfig never has nvproxy itself: each node decides it for its own driver.
+	NVProxy bool
 	// ReleaseSums is the checksum anchor of the gVisor release in Image: architecture -> SHA512SUMS text, for the
 	// pool's architecture only, or for every architecture when the pool's is unknown.
 	ReleaseSums map[string]string
@@ -48,7 +49,7 @@ func (r *Renderer) nodeConfig(v InstallationValues) (*NodeConfig, error) {
 		Image:          image,
 		RunscConfig:    runscconfig.Table(runscconfig.Flags(v.ConfigFlags, runscconfig.Options{SandboxMetrics: v.SandboxMetrics})),
 		SandboxMetrics: v.SandboxMetrics,
-		GPU:            runscconfig.GPU(v.ConfigFlags),
+		NVProxy:        runscconfig.NVProxy(v.ConfigFlags),
 		ReleaseSums:    sums,
 	}, nil
 }

@@ -45,7 +45,7 @@ func TestNodeConfigIsTheSameInBothModes(t *testing.T) {
 		t.Errorf("the OSC mode's nodes get something else (-DaemonSet +OSC):\n%s", diff)
 	}
 	want := "[runsc_config]\n  debug = \"true\"\n  debug-log = \"" + v1alpha1.DefaultDebugLog + "\"\n  metric-server = \"" + runscconfig.MetricServerAddress + "\"\n  net-raw = \"true\"\n"
-	if string(node.RunscConfig) != want || !node.SandboxMetrics || !node.GPU || len(node.ReleaseSums) != 1 || node.ReleaseSums["arm64"] == "" {
+	if string(node.RunscConfig) != want || !node.SandboxMetrics || !node.NVProxy || len(node.ReleaseSums) != 1 || node.ReleaseSums["arm64"] == "" {
 		t.Errorf("Node = %+v, want runsc.toml %q, sandbox metrics, GPU nodes checked and arm64's sums only", node, want)
 	}
 	var carried render.NodeConfig
@@ -56,7 +56,7 @@ func TestNodeConfigIsTheSameInBothModes(t *testing.T) {
 			carried.ReleaseSums = map[string]string{"arm64": x.Data["SHA512SUMS.arm64"]}
 		case *appsv1.DaemonSet:
 			carried.Image = x.Spec.Template.Spec.Containers[0].Image
-			carried.GPU = slices.Contains(x.Spec.Template.Spec.InitContainers[0].Command, "--gpu-preflight-image="+carried.Image)
+			carried.NVProxy = slices.Contains(x.Spec.Template.Spec.InitContainers[0].Command, "--nvproxy-preflight-image="+carried.Image)
 			for _, c := range x.Spec.Template.Spec.Containers {
 				carried.SandboxMetrics = carried.SandboxMetrics || c.Name == render.MetricServerContainer
 			}
@@ -102,8 +102,8 @@ func TestNodeConfigGPU(t *testing.T) {
 			t.Fatal(err)
 		}
 		node := objs.Pools[0].Node
-		if node.GPU != c.gpu || strings.Contains(string(node.RunscConfig), "nvproxy") {
-			t.Errorf("%s: Node.GPU = %v, runsc.toml %q; want GPU %v and no nvproxy", c.providerConfig, node.GPU, node.RunscConfig, c.gpu)
+		if node.NVProxy != c.gpu || strings.Contains(string(node.RunscConfig), "nvproxy") {
+			t.Errorf("%s: Node.NVProxy = %v, runsc.toml %q; want NVProxy %v and no nvproxy", c.providerConfig, node.NVProxy, node.RunscConfig, c.gpu)
 		}
 		for _, o := range objs.Pools[0].Installation.Objects() {
 			ds, ok := o.(*appsv1.DaemonSet)
@@ -111,7 +111,7 @@ func TestNodeConfigGPU(t *testing.T) {
 				continue
 			}
 			installer := ds.Spec.Template.Spec.InitContainers[0]
-			preflight := slices.Contains(installer.Command, "--gpu-preflight-image="+node.Image)
+			preflight := slices.Contains(installer.Command, "--nvproxy-preflight-image="+node.Image)
 			dev := slices.ContainsFunc(installer.VolumeMounts, func(m corev1.VolumeMount) bool { return m.MountPath == "/host/dev" && m.ReadOnly })
 			if preflight != c.gpu || dev != c.gpu {
 				t.Errorf("%s: installer pre-flight %v, /host/dev read-only %v; want both %v", c.providerConfig, preflight, dev, c.gpu)

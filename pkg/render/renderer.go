@@ -147,26 +147,9 @@ func (r *Renderer) renderInstallation(v InstallationValues) (*Manifests, *NodeCo
 	if err != nil {
 		return nil, nil, err
 	}
-	values, err := toMap(v)
+	values, err := toMap(installationChart(v, node))
 	if err != nil {
 		return nil, nil, err
-	}
-	if v.SkipSandboxProof {
-		values["proveSandbox"] = false // the chart's default is on
-	}
-	if v.ReproveInterval != 0 {
-		values["reproveInterval"] = formatInterval(v.ReproveInterval)
-	}
-	if node != nil {
-		values["runscToml"] = string(node.RunscConfig)
-		if !node.GPU {
-			values["gpu"] = false // the chart's default is on
-		}
-		sums := map[string]any{}
-		for arch, text := range node.ReleaseSums {
-			sums[arch] = text
-		}
-		values["releaseSums"] = sums
 	}
 	m, err := r.render(r.installation, values)
 	if err != nil {

@@ -44,49 +44,50 @@ const (
 // immutable and the same in both modes: select uninstall pods with the selector labels plus ModeLabel=uninstall.
 const ModeLabel = "gvisor.runtime.extensions.gardener.cloud/mode"
 
-// InstallationValues are the values of one worker pool's installation chart.
+// InstallationValues are the typed input of one worker pool's installation chart; the renderer makes the chart's
+// values of them (installationChartValues).
 type InstallationValues struct {
 	// WorkerPool is the pool's name (a DNS label of at most 43 characters); required.
-	WorkerPool string `json:"workerPool"`
+	WorkerPool string
 	// Mode is ModeInstall (also the zero value) or ModeUninstall. In uninstall mode ConfigFlags are
 	// neither validated nor rendered (uninstall needs no runsc config).
-	Mode Mode `json:"mode,omitempty"`
+	Mode Mode
 	// NodeSelector are the labels of the pool's nodes (selector matchLabels).
 	// worker.gardener.cloud/cri-name: containerd is always added.
-	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+	NodeSelector map[string]string
 	// NodeAffinity expresses selector matchExpressions; nil means none.
-	NodeAffinity *corev1.NodeAffinity `json:"nodeAffinity,omitempty"`
+	NodeAffinity *corev1.NodeAffinity
 	// BinaryPath is the host directory for runsc and the shim (ContainerRuntime spec.binaryPath); required,
 	// absolute and clean.
-	BinaryPath string `json:"binaryPath"`
+	BinaryPath string
 	// ConfigFlags are runsc flags, checked against the allowlist (v1alpha1.ValidateFlags). The chart gets them as
 	// the pool's runsc.toml flags table (its runscToml value), which runscconfig.Flags and runscconfig.Table make of
 	// them with their defaults and the extension's own flags, without changing this map.
-	ConfigFlags map[string]string `json:"-"`
+	ConfigFlags map[string]string
 	// Tolerations of the installation pods; nil means the chart default (tolerate everything).
-	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+	Tolerations []corev1.Toleration
 	// Image, if set, replaces the installation image from the image vector (full reference).
-	Image string `json:"image,omitempty"`
+	Image string
 	// TargetVersion is the shoot's Kubernetes version, used to pick an image vector entry that has a
 	// targetVersion constraint; empty matches entries without one.
-	TargetVersion string `json:"-"`
+	TargetVersion string
 	// ReadinessGate renders the readiness gate's per-pool objects (docs/readiness-gate.md); must match
 	// RuntimeClassValues.ReadinessGate (Shoot sets both).
-	ReadinessGate bool `json:"readinessGate,omitempty"`
+	ReadinessGate bool
 	// Architecture is the pool's machine architecture (GOARCH: the Shoot's spec.provider.workers[].machine.architecture).
 	// Install mode passes the installer only that architecture's release sums (the checksum anchor of
 	// imagevector/gvisor-sums.yaml or the operator's overwrite); empty passes every architecture's, and the installer
 	// picks its node's (--node-arch). An architecture the sums do not have is an error.
-	Architecture string `json:"-"`
+	Architecture string
 	// SkipSandboxProof renders the chart with proveSandbox: false: the installer then reports Ready once runsc is
 	// registered and verified over CRI, without starting a gVisor sandbox (--prove-sandbox=false). The zero value
-	// keeps the chart's default, the proof on. An operator setting (Settings.SkipSandboxProof).
-	SkipSandboxProof bool `json:"-"`
-	// ReproveInterval renders the chart's reproveInterval (ValidateReproveInterval); zero keeps the chart's
-	// default (DefaultReproveInterval). An operator setting (Settings.ReproveInterval).
-	ReproveInterval time.Duration `json:"-"`
+	// renders the proof on. An operator setting (Settings.SkipSandboxProof).
+	SkipSandboxProof bool
+	// ReproveInterval renders the chart's reproveInterval (ValidateReproveInterval); zero renders
+	// DefaultReproveInterval. An operator setting (Settings.ReproveInterval).
+	ReproveInterval time.Duration
 	// SandboxMetrics renders runsc's metric-server flag (runscconfig.MetricServerAddress) into the pool's runsc.toml
 	// and the metric server container into its pods (install mode). Shoot sets it from Settings.SandboxMetrics and the
 	// pool's providerConfig.sandboxMetrics (v1alpha1.SandboxMetricsFor).
-	SandboxMetrics bool `json:"sandboxMetrics,omitempty"`
+	SandboxMetrics bool
 }

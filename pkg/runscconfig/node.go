@@ -40,7 +40,14 @@ func ForNode(table []byte, o NodeOptions) ([]byte, error) {
 	return Table(flags), nil
 }
 
-// GPU says whether a pool's nodes turn nvproxy on when their driver passes the GPU pre-flight: yes, unless the
-// pool's configFlags say nvproxy: "false" (the one meaning the flag keeps: a pool that wants no GPU in gVisor).
-// `nvproxy: "true"`, which Shoots written for the field's extension set, asks for what every pool gets.
-func GPU(pool map[string]string) bool { return pool[nvproxyFlag] != "false" }
+// NVProxy is a pool's GPU decision, the one name it has from the providerConfig to the node (configFlags.nvproxy,
+// render.NodeConfig.NVProxy, the installation chart's nvproxy value, the installer's --nvproxy-preflight-image and
+// --nvproxy-preflight-binary): whether the pool's nodes turn nvproxy on when their driver passes the GPU
+// pre-flight. Yes, unless the pool's configFlags say nvproxy: "false" (the one meaning the flag keeps: a pool that
+// wants no GPU in gVisor); `nvproxy: "true"`, which Shoots written for the field's extension set, asks for what
+// every pool gets. DefaultNVProxy is the answer for a pool that does not say.
+func NVProxy(pool map[string]string) bool { return pool[nvproxyFlag] != "false" }
+
+// DefaultNVProxy is NVProxy's answer for a pool whose configFlags do not name nvproxy (the installation chart's
+// default, held to it by a test).
+const DefaultNVProxy = true

@@ -30,7 +30,7 @@ const (
 	// InstallerBinary is the installer's file name in the binaryPath (it runs the sandbox proof).
 	InstallerBinary = "gvisor-installer"
 	// GPUCheckBinary is the GPU pre-flight's file name in the binaryPath: the proof unit has it judge a GPU node's
-	// driver and turns nvproxy on in runsc.toml for a supported one (gvisor-installer prove --gpu-preflight-binary).
+	// driver and turns nvproxy on in runsc.toml for a supported one (gvisor-installer prove --nvproxy-preflight-binary).
 	GPUCheckBinary = "gvisor-gpu-check"
 	// gpuCheckInImage is its path in the installation image (pkg/images.GPUCheckPath).
 	gpuCheckInImage = "/gvisor-gpu-check"
@@ -119,7 +119,7 @@ func (e *Ensurer) additions(pr *poolRuntime) (*Additions, error) {
 		files = append(files, inlineFile(path.Join(binDir, nodecontract.StagedSums, nodecontract.AnchorFile(arch)), node.ReleaseSums[arch]))
 	}
 	fromImage := slices.Concat(imageFiles, stagedFiles)
-	if node.GPU {
+	if node.NVProxy {
 		fromImage = append(fromImage, [2]string{GPUCheckBinary, gpuCheckInImage})
 	}
 	for _, f := range fromImage {
@@ -155,7 +155,7 @@ func (e *Ensurer) additions(pr *poolRuntime) (*Additions, error) {
 	}
 	// Without the proof (the extension's --prove-sandbox=false) the unit still activates the release, once per
 	// change of its files, and has no timer.
-	add.Units = []extensionsv1alpha1.Unit{releaseUnit(binDir), proofUnit(binDir, proven, node.GPU, !e.opts.SkipSandboxProof)}
+	add.Units = []extensionsv1alpha1.Unit{releaseUnit(binDir), proofUnit(binDir, proven, node.NVProxy, !e.opts.SkipSandboxProof)}
 	if !e.opts.SkipSandboxProof {
 		add.Units = append(add.Units, proofTimer(e.reproveInterval()))
 	}
@@ -187,19 +187,19 @@ func inlineFile(path, data string) extensionsv1alpha1.File {
 // that stays active cannot be started again, and its timer (proofTimer) starts it every re-proof interval. So
 // after a proof the unit is inactive (dead), which node-agent's systemd-unit check counts healthy for a oneshot,
 // or failed, which it reports in the Node's SystemdUnitsReady condition, until a later proof succeeds again.
-// With gpu (render.NodeConfig.GPU) each run first judges the node's NVIDIA driver and sets nvproxy in the release's
-// runsc.toml for it (--gpu-preflight-binary): after node-agent staged the pool's flags, and every re-proof interval,
+// With nvproxy (render.NodeConfig.NVProxy) each run first judges the node's NVIDIA driver and sets nvproxy in the release's
+// runsc.toml for it (--nvproxy-preflight-binary): after node-agent staged the pool's flags, and every re-proof interval,
 // so a driver loaded or upgraded after boot is judged then; after a passed proof it proves the GPUs too
 // (gpu.ProveNode).
-func proofUnit(binDir string, files []extensionsv1alpha1.File, gpu, sandbox bool) extensionsv1alpha1.Unit {
+func proofUnit(binDir string, files []extensionsv1alpha1.File, nvproxy, sandbox bool) extensionsv1alpha1.Unit {
 	var paths []string
 	for _, f := range files {
 		paths = append(paths, f.Path)
 	}
 	slices.Sort(paths)
 	prove := path.Join(binDir, InstallerBinary) + " prove --activate --host-root=/ --bin-dir=" + binDir
-	if gpu {
-		prove += " --gpu-preflight-binary=" + path.Join(binDir, GPUCheckBinary)
+	if nvproxy {
+		prove += " --nvproxy-preflight-binary=" + path.Join(binDir, GPUCheckBinary)
 	}
 	if !sandbox {
 		prove += " --prove-sandbox=false"

@@ -45,7 +45,7 @@ var allowedFlags = map[string]flagSpec{
 	// the pool (NodeDecidedFlags): each node turns it on itself when its NVIDIA driver passes the GPU pre-flight
 	// (runscconfig.ForNode), since node-wide on a node without a supported driver it fails every sandbox there (a
 	// CPU node of a mixed pool, a GPU node before its driver loaded). "false" opts the pool's nodes out
-	// (runscconfig.GPU).
+	// (runscconfig.NVProxy).
 	"nvproxy": {allowed: "true or false", enum: boolValues},
 	// nvproxy-allowed-driver-capabilities are the NVIDIA driver capabilities a GPU container may ask for
 	// (NVIDIA_DRIVER_CAPABILITIES); runsc's default is compute,utility. Privileged ones stay out: checkDriverCaps.
