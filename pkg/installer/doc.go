@@ -1,12 +1,13 @@
 // SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package installer puts gVisor on a node and registers runsc with containerd, safely: it is the program of the
-// installation DaemonSet (cmd/gvisor-installer).
+// Package installer puts gVisor on a node and registers runsc with containerd, safely, in both delivery modes: it is
+// the program of the installation DaemonSet (cmd/gvisor-installer install and uninstall) and, in the
+// OperatingSystemConfig mode, of the units gardener-node-agent runs (prove --activate and deactivate, below).
 //
 // Options configure a run; Resolve checks them once (every rule, each error naming the flag and the fix) and
 // returns the Run, which owns plan, apply and rollback (Install and Uninstall are Resolve and Run.Do). A successful
-// run's Result.Report is the one line (package report) the installer leaves in its pod's status.
+// run's Result.Report is the one line (pkg/nodecontract's Report) the installer leaves in its pod's status.
 //
 // Install and Uninstall hold the node's exclusive lock for their whole run (flock on /etc/containerd, lock.go): a
 // second run waits (bounded by Options.LockTimeout) and then proceeds, or refuses naming the holder.
@@ -35,7 +36,7 @@
 // With Options.NodeLabel (--label-node, the opt-in scheduling readiness gate) Install labels the node once runsc is
 // verified and the sandbox proven, and Uninstall removes the label before it unregisters runsc (see NodeLabel).
 //
-// With Options.GPU (--nvproxy-preflight-image, on in the chart) Install decides runsc's nvproxy for the node: on a node
+// With Options.GPU (--nvproxy-preflight-image, the pool's nvproxy decision) Install decides runsc's nvproxy for the node: on a node
 // with NVIDIA devices the GPU pre-flight judges the driver (gpucheck.go; on a GPU node still loading its driver
 // after a bounded wait, gpudriver.go), nvproxy is on in the node's runsc.toml only for a supported driver, and after
 // the install the GPU proof (Options.GPUProver) has a gVisor sandbox reach the GPUs. A GPU problem never fails the
@@ -49,8 +50,10 @@
 // anything else and renamed into place after the proof (record.go).
 //
 // Subpackages do one job each: containerdconfig (TOML editor), containerdversion (the supported containerd
-// versions), cgroups (the supported cgroup hierarchy and driver), binaries (release verification, version and copy), report (the line a run leaves in its pod's status),
-// restart (systemd D-Bus), verify (CRI checks), sandbox (the sandbox proof and one-shot containers over CRI), gpu
-// (GPU nodes: devices, the pre-flight, the GPU proof), hostfs (atomic writes), refusal (the error type of refusals).
-// runsc.toml's content and checks are package runscconfig's (pkg/runscconfig).
+// versions), cgroups (the supported cgroup hierarchy and driver), binaries (release verification, version and
+// copy), releases (the layout of releases side by side under the bin dir and the node's record of them), restart
+// (systemd D-Bus), verify (CRI checks), sandbox (the sandbox proof and one-shot containers over CRI), gpu (GPU
+// nodes: devices, the pre-flight, the GPU proof), hostfs (atomic writes). What the seed side reads or writes of the
+// node (the layout's names, containerd's runsc registration, the report line, the GPU verdict words) is
+// pkg/nodecontract's; runsc.toml's content and checks are pkg/runscconfig's; the refusal error is pkg/refusal's.
 package installer

@@ -2,7 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Package render decides and renders what the extension puts into a shoot: the RuntimeClass chart and the per-pool
-// installation chart (embedded by package charts), with Helm's own engine, from typed values.
+// installation chart (embedded by package charts), with Helm's own engine, from typed values; and, per pool, what
+// its nodes get in either delivery mode, typed (NodeConfig: the installation image, runsc.toml's flags table,
+// sandbox metrics, the nvproxy decision, the release sums), which the installation chart carries in the DaemonSet
+// mode and the OperatingSystemConfig webhook stages in the other. It imports no node code (pkg/nodecontract's
+// boundary test).
 //
 // Renderer.Shoot (shoot.go) is the one composition root: from a shoot's ContainerRuntimes, its Kubernetes version,
 // its pools' architectures and the operator's Settings (readiness gate, sandbox proof, delivery mode) it decides the
@@ -33,7 +37,8 @@
 //  3. nodeConfig makes the pool's NodeConfig: the flags with their defaults and the extension's own, as
 //     runsc.toml's flags table (package runscconfig, the one owner of runsc's node configuration)
 //  4. the DaemonSet mode passes that table to the installation chart (value runscToml, whose schema checks only its
-//     shape), which puts it into the pool's ConfigMap; the OperatingSystemConfig webhook takes PoolObjects.Node
+//     shape; the chart's values are installationChartValues, typed and held to values.yaml by a test), which puts
+//     it into the pool's ConfigMap; the OperatingSystemConfig webhook takes PoolObjects.Node
 //  5. the installer on the node validates it again (runscconfig.Validate: it trusts no input) and installs it with
 //     the release's binary_name (runscconfig.ForRelease)
 //

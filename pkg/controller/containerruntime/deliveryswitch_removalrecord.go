@@ -25,7 +25,7 @@ import (
 // gardenlet's own judgement) and no node is being replaced (those gardenlet does not judge), no node has runsc
 // registered or its files any more. It records that in the
 // ContainerRuntime's status.providerStatus as the seed OSC's UID and metadata.generation
-// (oscwebhook.RemovalStatus). At the next update of exactly that OSC version the webhook leaves the remove entry
+// (v1alpha1.ContainerRuntimeStatus). At the next update of exactly that OSC version the webhook leaves the remove entry
 // out; the OSC then carries nothing of ours and waitOSCClean lets the DaemonSet be deployed.
 //
 // Why a generation: node-agent can bring runsc back to a node only through an OSC spec with our add entry, and any

@@ -9,7 +9,10 @@
 //   - Reconcile / Restore (reconcile.go): deploy what render.Renderer.Shoot decides for the pool (desired.go) into
 //     the shoot-wide ManagedResource "extension-runtime-gvisor" (RuntimeClass chart) and the pool's
 //     "extension-runtime-gvisor-installation-<pool>" (installation chart), in the order readinessgate_order.go explains.
-//   - Delete (delete.go, delete_uninstall.go): uninstall from the pool's nodes, then remove the ManagedResources.
+//   - Delete (delete.go, delete_uninstall.go): in the DaemonSet mode, uninstall from the pool's nodes, then remove
+//     the ManagedResources; in the OperatingSystemConfig mode only the RuntimeClass's ManagedResource goes (the
+//     nodes' cleanup is gardener-node-agent's, from the webhook's remove entry: pkg/webhook/operatingsystemconfig,
+//     removal.go).
 //   - ForceDelete (delete.go) and Migrate (migrate.go): release the ManagedResources (keepObjects) without waiting.
 //
 // Files, by job: reconcile.go, desired.go and deploy.go deploy; the removal path is delete*.go: delete.go (Delete,

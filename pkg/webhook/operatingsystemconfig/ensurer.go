@@ -16,6 +16,7 @@ import (
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	"k8s.io/utils/ptr"
 
+	gvisorv1alpha1 "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/apis/gvisor/v1alpha1"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
@@ -136,7 +137,7 @@ func (e *Ensurer) Additions(cluster *extensionscontroller.Cluster, pool string) 
 
 // planFor decides what to do with osc (old is the stored OSC of an update, nil on create; removal is the pool's
 // ContainerRuntime record, nil if none).
-func (e *Ensurer) planFor(cluster *extensionscontroller.Cluster, osc, old *extensionsv1alpha1.OperatingSystemConfig, removal *RemovalStatus) (*plan, error) {
+func (e *Ensurer) planFor(cluster *extensionscontroller.Cluster, osc, old *extensionsv1alpha1.OperatingSystemConfig, removal *gvisorv1alpha1.ContainerRuntimeStatus) (*plan, error) {
 	p := &plan{ours: defaultOwnership()}
 	if osc.Spec.Purpose != extensionsv1alpha1.OperatingSystemConfigPurposeReconcile || osc.DeletionTimestamp != nil {
 		return p, nil // the provision OSC gets nothing; genericmutator skips deleted objects too
@@ -167,7 +168,7 @@ func (e *Ensurer) MutateOSC(ctx context.Context, cluster *extensionscontroller.C
 // MutateOSCWithRemoval is MutateOSC with the pool's ContainerRuntime record (ReadRemovalStatus, nil if none): an
 // update whose old OSC is exactly the recorded version and carries only the remove entry loses it (removal.go).
 // Either way the OSC leaves with LabelEntry exactly if it carries an entry of ours (label.go).
-func (e *Ensurer) MutateOSCWithRemoval(ctx context.Context, cluster *extensionscontroller.Cluster, osc, old *extensionsv1alpha1.OperatingSystemConfig, removal *RemovalStatus) error {
+func (e *Ensurer) MutateOSCWithRemoval(ctx context.Context, cluster *extensionscontroller.Cluster, osc, old *extensionsv1alpha1.OperatingSystemConfig, removal *gvisorv1alpha1.ContainerRuntimeStatus) error {
 	p, err := e.planFor(cluster, osc, old, removal)
 	if err != nil {
 		return err

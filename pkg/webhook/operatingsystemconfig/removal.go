@@ -5,17 +5,16 @@ package operatingsystemconfig
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 
+	gvisorv1alpha1 "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/apis/gvisor/v1alpha1"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
 
@@ -23,56 +22,31 @@ import (
 // sticky (doc.go) because the webhook alone cannot know whether every node has applied it. The ContainerRuntime
 // controller can: once every node of the pool has applied an OSC with our remove entry and none of our files, it
 // records in the pool's ContainerRuntime status.providerStatus the UID and metadata.generation of the seed OSC it
-// saw (RemovalStatus). At the next update of exactly that OSC version (old.UID and old.Generation equal the record:
+// saw (gvisorv1alpha1.ContainerRuntimeStatus, the API of this extension's provider status). At the next update of exactly that OSC version (old.UID and old.Generation equal the record:
 // its spec did not change since, so nothing of gVisor reached a node again) the webhook drops the remove entry.
 // Any later change of the OSC spec (the webhook adding gVisor again after a switch back) bumps the generation, so
 // a stale record never matches; a missing or deleted ContainerRuntime keeps the remove entry.
 
-const (
-	// RemovalStatusAPIVersion is the apiVersion of RemovalStatus in status.providerStatus.
-	RemovalStatusAPIVersion = "gvisor.runtime.extensions.gardener.cloud/v1alpha1"
-	// RemovalStatusKind is the kind of RemovalStatus in status.providerStatus.
-	RemovalStatusKind = "ContainerRuntimeStatus"
-)
-
-// RemovalStatus is the ContainerRuntime's status.providerStatus: the seed OSC (UID, metadata.generation) whose
-// remove entry every node of the pool had applied when the controller looked.
-type RemovalStatus struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	// RemovalAppliedOSCUID is the UID of the pool's reconcile OSC.
-	RemovalAppliedOSCUID types.UID `json:"removalAppliedOSCUID"`
-	// RemovalAppliedAtGeneration is that OSC's metadata.generation.
-	RemovalAppliedAtGeneration int64 `json:"removalAppliedAtGeneration"`
-}
-
 // NewRemovalStatus returns the providerStatus recording that every node applied the removal of osc as it is now.
 func NewRemovalStatus(osc *extensionsv1alpha1.OperatingSystemConfig) *runtime.RawExtension {
-	raw, _ := json.Marshal(RemovalStatus{ // a struct of strings and an int64 always marshals
-		APIVersion: RemovalStatusAPIVersion, Kind: RemovalStatusKind,
-		RemovalAppliedOSCUID: osc.UID, RemovalAppliedAtGeneration: osc.Generation,
-	})
-	return &runtime.RawExtension{Raw: raw}
+	return gvisorv1alpha1.NewStatus(osc.UID, osc.Generation)
 }
 
-// RemovalStatusOf decodes cr's status.providerStatus; nil when there is none or it is not a RemovalStatus.
-func RemovalStatusOf(cr *extensionsv1alpha1.ContainerRuntime) (*RemovalStatus, error) {
-	if cr == nil || cr.Status.ProviderStatus == nil || len(cr.Status.ProviderStatus.Raw) == 0 {
+// RemovalStatusOf decodes cr's status.providerStatus (gvisorv1alpha1.ContainerRuntimeStatus); nil when there is
+// none or it is not one.
+func RemovalStatusOf(cr *extensionsv1alpha1.ContainerRuntime) (*gvisorv1alpha1.ContainerRuntimeStatus, error) {
+	if cr == nil {
 		return nil, nil
 	}
-	s := &RemovalStatus{}
-	if err := json.Unmarshal(cr.Status.ProviderStatus.Raw, s); err != nil {
-		return nil, fmt.Errorf("decoding status.providerStatus of ContainerRuntime %s/%s (want kind %s, %s): %w",
-			cr.Namespace, cr.Name, RemovalStatusKind, RemovalStatusAPIVersion, err)
-	}
-	if s.APIVersion != RemovalStatusAPIVersion || s.Kind != RemovalStatusKind {
-		return nil, nil
+	s, err := gvisorv1alpha1.StatusOf(cr.Status.ProviderStatus)
+	if err != nil {
+		return nil, fmt.Errorf("ContainerRuntime %s/%s: %w", cr.Namespace, cr.Name, err)
 	}
 	return s, nil
 }
 
-// matches reports whether s records exactly old's version.
-func (s *RemovalStatus) matches(old *extensionsv1alpha1.OperatingSystemConfig) bool {
+// recordsExactly reports whether s records exactly old's version.
+func recordsExactly(s *gvisorv1alpha1.ContainerRuntimeStatus, old *extensionsv1alpha1.OperatingSystemConfig) bool {
 	return s != nil && old != nil && s.RemovalAppliedOSCUID != "" && s.RemovalAppliedOSCUID == old.UID &&
 		s.RemovalAppliedAtGeneration == old.Generation
 }
@@ -100,15 +74,15 @@ func RemovalOnly(osc *extensionsv1alpha1.OperatingSystemConfig) bool {
 
 // mayDropRemoval reports whether the update from old may leave out the remove entry: the pool is not delivered
 // through the OSC (the removal path), old carries only the remove entry, and removal records exactly old.
-func mayDropRemoval(removal *RemovalStatus, old *extensionsv1alpha1.OperatingSystemConfig) bool {
-	return RemovalOnly(old) && removal.matches(old)
+func mayDropRemoval(removal *gvisorv1alpha1.ContainerRuntimeStatus, old *extensionsv1alpha1.OperatingSystemConfig) bool {
+	return RemovalOnly(old) && recordsExactly(removal, old)
 }
 
 // ReadRemovalStatus reads, through reader (the API server, not a cache: a stale record must not be missed, and
-// only what the controller wrote last counts), the RemovalStatus of the pool's gvisor ContainerRuntime in old's
+// only what the controller wrote last counts), the ContainerRuntimeStatus of the pool's gvisor ContainerRuntime in old's
 // namespace, when the update from old could drop the remove entry at all (old carries only it); nil otherwise, and
 // when the pool has no gvisor ContainerRuntime (gVisor left the pool: the remove entry stays).
-func ReadRemovalStatus(ctx context.Context, reader client.Reader, old *extensionsv1alpha1.OperatingSystemConfig) (*RemovalStatus, error) {
+func ReadRemovalStatus(ctx context.Context, reader client.Reader, old *extensionsv1alpha1.OperatingSystemConfig) (*gvisorv1alpha1.ContainerRuntimeStatus, error) {
 	pool := ""
 	if old != nil {
 		pool = old.Labels[v1beta1constants.LabelWorkerPool]

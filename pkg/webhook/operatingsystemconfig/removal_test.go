@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	gvisorv1alpha1 "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/apis/gvisor/v1alpha1"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 	osc "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig/osctest"
@@ -30,7 +31,7 @@ func stored(o *extensionsv1alpha1.OperatingSystemConfig, generation int64) *exte
 }
 
 // record is the controller's providerStatus for o, decoded as the webhook reads it.
-func record(t *testing.T, o *extensionsv1alpha1.OperatingSystemConfig) *osc.RemovalStatus {
+func record(t *testing.T, o *extensionsv1alpha1.OperatingSystemConfig) *gvisorv1alpha1.ContainerRuntimeStatus {
 	t.Helper()
 	cr := &extensionsv1alpha1.ContainerRuntime{}
 	cr.Status.ProviderStatus = osc.NewRemovalStatus(o)
@@ -41,13 +42,13 @@ func record(t *testing.T, o *extensionsv1alpha1.OperatingSystemConfig) *osc.Remo
 	return s
 }
 
-func mutateWith(t *testing.T, e *osc.Ensurer, withGVisor bool, old *extensionsv1alpha1.OperatingSystemConfig, r *osc.RemovalStatus) *extensionsv1alpha1.OperatingSystemConfig {
+func mutateWith(t *testing.T, e *osc.Ensurer, withGVisor bool, old *extensionsv1alpha1.OperatingSystemConfig, r *gvisorv1alpha1.ContainerRuntimeStatus) *extensionsv1alpha1.OperatingSystemConfig {
 	t.Helper()
 	return mutateFrom(t, e, withGVisor, osctest.OSC(osctest.GVisorPool), old, r) // gardenlet's fresh spec of the update
 }
 
 // mutateFrom is mutateWith on the update in (mutated in place and returned).
-func mutateFrom(t *testing.T, e *osc.Ensurer, withGVisor bool, out, old *extensionsv1alpha1.OperatingSystemConfig, r *osc.RemovalStatus) *extensionsv1alpha1.OperatingSystemConfig {
+func mutateFrom(t *testing.T, e *osc.Ensurer, withGVisor bool, out, old *extensionsv1alpha1.OperatingSystemConfig, r *gvisorv1alpha1.ContainerRuntimeStatus) *extensionsv1alpha1.OperatingSystemConfig {
 	t.Helper()
 	if err := e.MutateOSCWithRemoval(context.Background(), osctest.Cluster(osctest.Shoot(withGVisor, osctest.ProviderConfig)), out, old, r); err != nil {
 		t.Fatal(err)
@@ -82,11 +83,19 @@ func TestRemovalDroppedAtRecordedGeneration(t *testing.T) {
 		t.Errorf("gVisor left the pool, recorded generation: want nothing of ours:\n%s", cmp.Diff(fresh, got))
 	}
 
-	keep := map[string]*osc.RemovalStatus{
-		"no record":                    nil,
-		"older generation recorded":    record(t, stored(removed, 1)),
-		"another OSC object's record":  func() *osc.RemovalStatus { r := record(t, removed); r.RemovalAppliedOSCUID = "other"; return r }(),
-		"record without UID":           func() *osc.RemovalStatus { r := record(t, removed); r.RemovalAppliedOSCUID = ""; return r }(),
+	keep := map[string]*gvisorv1alpha1.ContainerRuntimeStatus{
+		"no record":                 nil,
+		"older generation recorded": record(t, stored(removed, 1)),
+		"another OSC object's record": func() *gvisorv1alpha1.ContainerRuntimeStatus {
+			r := record(t, removed)
+			r.RemovalAppliedOSCUID = "other"
+			return r
+		}(),
+		"record without UID": func() *gvisorv1alpha1.ContainerRuntimeStatus {
+			r := record(t, removed)
+			r.RemovalAppliedOSCUID = ""
+			return r
+		}(),
 		"newer generation than stored": record(t, stored(removed, 3)),
 	}
 	for name, r := range keep {
@@ -111,7 +120,7 @@ func TestRemovalStatusOf(t *testing.T) {
 		t.Errorf("no providerStatus: %v, %v", s, err)
 	}
 	cr.Status.ProviderStatus = osc.NewRemovalStatus(stored(osctest.OSC(osctest.GVisorPool), 7))
-	if got := string(cr.Status.ProviderStatus.Raw); got != `{"apiVersion":"gvisor.runtime.extensions.gardener.cloud/v1alpha1","kind":"ContainerRuntimeStatus","removalAppliedOSCUID":"osc-uid","removalAppliedAtGeneration":7}` {
+	if got := string(cr.Status.ProviderStatus.Raw); got != `{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"ContainerRuntimeStatus","removalAppliedOSCUID":"osc-uid","removalAppliedAtGeneration":7}` {
 		t.Errorf("providerStatus = %s", got)
 	}
 	cr.Status.ProviderStatus.Raw = []byte(`{"apiVersion":"other/v1","kind":"Other","removalAppliedAtGeneration":7}`)

@@ -14,6 +14,7 @@ import (
 	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 
+	gvisorv1alpha1 "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/apis/gvisor/v1alpha1"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/delivery"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/oscstate"
 	oscwebhook "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/webhook/operatingsystemconfig"
@@ -21,7 +22,7 @@ import (
 )
 
 // record is the removal record on the pool's ContainerRuntime (nil if none).
-func (sh *shoot) record() *oscwebhook.RemovalStatus {
+func (sh *shoot) record() *gvisorv1alpha1.ContainerRuntimeStatus {
 	sh.t.Helper()
 	cr := sh.runtime()
 	testutil.Must(sh.t, sh.exists(cr))

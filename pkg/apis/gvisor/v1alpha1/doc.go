@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Package v1alpha1 is the provider configuration of a ContainerRuntime of type gvisor: the object a shoot owner
-// writes into spec.provider.workers[].cri.containerRuntimes[].providerConfig.
+// writes into spec.provider.workers[].cri.containerRuntimes[].providerConfig; and, in the same API group, the
+// provider status the controller writes into its status.providerStatus (ContainerRuntimeStatus, status.go).
 //
 // It keeps the API group, version and field names of the configuration operators already write for the original
 // gardener-extension-runtime-gvisor, so existing Shoot manifests decode unchanged:
