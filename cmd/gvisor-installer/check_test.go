@@ -42,7 +42,7 @@ func TestCheckArgs(t *testing.T) {
 		"ready":                                                       2,
 		"prove --bogus":                                               2,
 		"prove --activate --host-root=/ --bin-dir=/var/bin/containerruntimes --nvproxy-preflight-binary=/var/bin/containerruntimes/gvisor-gpu-check": 0,
-		"prove --host-root=/ --nvproxy-preflight-binary=/x":                        2, // nvproxy is set when a release is activated
+		"prove --host-root=/ --nvproxy-preflight-binary=/x":                    2, // nvproxy is set when a release is activated
 		"prove --host-root=/ --prove-sandbox=false":                            2, // nothing to do
 		"deactivate --host-root=/ --unless-enabled=gvisor-release.service":     0,
 		"deactivate --host-root=/host --unless-enabled=gvisor-release.service": 2, // asks this machine's systemd

@@ -247,12 +247,12 @@ func waitUntil(t testing.TB, cond func() bool, what string) {
 	}
 }
 
-// fieldIdle is the idle part of the original extension's install script (its ConfigMap install-gvisor-containerd.sh):
+// fieldIdle is the idle part of the field's extension's install script (its ConfigMap install-gvisor-containerd.sh):
 // the installation pod's process for its whole life there.
 const fieldIdle = `echo "Task completed, sleeping ..."; while true; do sleep 3600; done`
 
 // BenchmarkIdleRSS measures what the installation pod holds on every node once installed (BENCHMARKS.md): ours
-// after the exec into gvisor-idle, ours in-process (images without gvisor-idle), and the original extension's shell
+// after the exec into gvisor-idle, ours in-process (images without gvisor-idle), and the field's extension's shell
 // loop under Debian's static busybox sh (its image is Alpine, whose sh is busybox) and under dash. Metrics are KiB
 // summed over the pod's processes.
 func BenchmarkIdleRSS(b *testing.B) {

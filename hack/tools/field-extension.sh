@@ -22,7 +22,7 @@ if ! { [ -x "$bin" ] && [ "$(cat "$dir/COMMIT" 2>/dev/null)" = "$FIELD_EXTENSION
     echo "field-extension.sh: FIELD_EXTENSION_GIT_DIR is empty: set it to a clone (or bare mirror) of github.com/gardener/gardener-extension-runtime-gvisor that has commit $FIELD_EXTENSION_COMMIT" >&2
     exit 1
   fi
-  log "building the field extension at $FIELD_EXTENSION_COMMIT from $FIELD_EXTENSION_GIT_DIR"
+  log "building the field's extension at $FIELD_EXTENSION_COMMIT from $FIELD_EXTENSION_GIT_DIR"
   rm -rf "$dir/src" "$dir/COMMIT"
   mkdir -p "$dir/src"
   git -C "$FIELD_EXTENSION_GIT_DIR" archive "$FIELD_EXTENSION_COMMIT" | tar -x -C "$dir/src"

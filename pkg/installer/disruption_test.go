@@ -21,7 +21,7 @@ import (
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
-// runscFlags is the runsc.toml our chart renders for configFlags {net-raw: "true"}; the old extension wrote the
+// runscFlags is the runsc.toml our chart renders for configFlags {net-raw: "true"}; the field's extension wrote the
 // same bytes for its net-raw capability.
 const runscFlags = "[runsc_config]\n  net-raw = \"true\"\n"
 
@@ -75,7 +75,7 @@ var (
 // changes restart containerd on a node, each measured on a real containerd daemon.
 var disruptionCases = []struct {
 	name, release, config string
-	// oldExtension: the node also has what the old extension's script put there (runsc.toml, binaries).
+	// oldExtension: the node also has what the field's extension's script put there (runsc.toml, binaries).
 	oldExtension bool
 	setup        []step
 	action       step
@@ -114,24 +114,24 @@ var disruptionCases = []struct {
 		why: "the interrupted run is completed: its temporary file goes, runsc is registered"},
 	{name: "uninstall on a half-installed node (config written, containerd not restarted)", release: "1.7", config: "configs/gardener-v2.toml", setup: []step{installNoRestart}, action: uninstall, restarts: 1, after: verify.NoRunsc, original: "configs/gardener-v2.toml",
 		why: "config.toml changes back; restarted because the file changed, although runsc was never in effect"},
-	{name: "takeover from the old extension (its latest script, config version 2)", release: "1.7", config: "oldextension/latest-gardener-v2.toml", oldExtension: true, before: "runsc", action: install, restarts: 0, after: verify.Runsc,
+	{name: "takeover from the field's extension (its latest script, config version 2)", release: "1.7", config: "oldextension/latest-gardener-v2.toml", oldExtension: true, before: "runsc", action: install, restarts: 0, after: verify.Runsc,
 		why: "its runsc table is exactly ours and is adopted as is; only binaries (and runsc.toml if flags differ) are replaced"},
-	{name: "takeover from the old extension on containerd 2.x (config version 3)", release: "2.4", config: "oldextension/latest-gardener-v3.toml", oldExtension: true, before: "no runsc", action: install, restarts: 1, after: verify.Runsc,
+	{name: "takeover from the field's extension on containerd 2.x (config version 3)", release: "2.4", config: "oldextension/latest-gardener-v3.toml", oldExtension: true, before: "no runsc", action: install, restarts: 1, after: verify.Runsc,
 		why: "its tables sat under plugin IDs version 3 does not read (the node never had runsc): they go, the drop-in comes"},
-	{name: "takeover from the old extension on Debian's packaged config (no runc listed)", release: "1.7", config: "oldextension/latest-debian-1.6-packaged.toml", oldExtension: true, before: "down", action: install, restarts: 1, after: verify.Runsc,
+	{name: "takeover from the field's extension on Debian's packaged config (no runc listed)", release: "1.7", config: "oldextension/latest-debian-1.6-packaged.toml", oldExtension: true, before: "down", action: install, restarts: 1, after: verify.Runsc,
 		why: "runc was missing beside runsc (CRI down, so its version is read after the repair); runc is listed again"},
 	{name: "wrong-plugin-key repair on containerd 2.x (`plugins.cri` in a version 2 file, silently ignored: no runsc)", release: "2.4", config: "oldextension/early-default-1.7.toml", oldExtension: true, before: "no runsc", action: install, restarts: 1, after: verify.Runsc,
 		why: "the stale table is cut out and ours appended; runsc works from now on"},
 	{name: "wrong-plugin-key repair on containerd 1.x (the same file: containerd does not start)", release: "1.7", config: "oldextension/early-default-1.7.toml", oldExtension: true, before: "down", action: install, restarts: 1, after: verify.Runsc,
 		why: "same, and containerd starts again (its version is read once it answers); measured with the installer run on the host root directly: while containerd is down no pod (ours included) starts on the node, which machine-controller-manager normally replaces"},
 	{name: "uninstall after a takeover", release: "1.7", config: "oldextension/latest-gardener-v2.toml", oldExtension: true, setup: []step{install}, action: uninstall, restarts: 1, after: verify.NoRunsc, original: "configs/gardener-v2.toml",
-		why: "the adopted tables are cut out: config.toml is the operator's file from before the old extension"},
-	{name: "uninstall of the old extension's state (never installed by us)", release: "1.7", config: "oldextension/latest-gardener-v2.toml", oldExtension: true, action: uninstall, restarts: 1, after: verify.NoRunsc, original: "configs/gardener-v2.toml",
+		why: "the adopted tables are cut out: config.toml is the operator's file from before the field's extension"},
+	{name: "uninstall of the field's extension's state (never installed by us)", release: "1.7", config: "oldextension/latest-gardener-v2.toml", oldExtension: true, action: uninstall, restarts: 1, after: verify.NoRunsc, original: "configs/gardener-v2.toml",
 		why: "same"},
 	{name: "install on containerd 1.6 (Debian's 1.6.20)", release: "1.6", config: "configs/debian-1.6-packaged.toml", action: install, restarts: 0, refused: "containerd 1.6.20~ds1",
 		why: "refused before anything on the node changes: containerd 1.6 cannot start the gVisor shim (its bootstrap reply); the fix is containerd 1.7 or later"},
 	{name: "uninstall on containerd 1.6", release: "1.6", config: "oldextension/latest-debian-1.6-packaged.toml", oldExtension: true, before: "down", action: uninstall, restarts: 1, after: verify.NoRunsc, original: "configs/debian-1.6-packaged.toml",
-		why: "removing gVisor works on any containerd: the old extension's runsc goes (and its CRI comes back)"},
+		why: "removing gVisor works on any containerd: the field's extension's runsc goes (and its CRI comes back)"},
 }
 
 // TestNodeDisruption measures, per scenario, how often a real containerd daemon is restarted, checks the count the
@@ -228,7 +228,7 @@ func checkDisruptionTable(t *testing.T) {
 	}
 }
 
-// checkBefore checks the node's starting point, e.g. that the old extension's state did (not) give the node runsc.
+// checkBefore checks the node's starting point, e.g. that the field's extension's state did (not) give the node runsc.
 func checkBefore(t *testing.T, d *installertest.Daemon, before string) {
 	t.Helper()
 	ctx := context.Background()

@@ -98,7 +98,7 @@ func (r *Run) proveRelease(ctx context.Context, p *Plan, res *Result) error {
 
 // checkContainerdBefore reads containerd's version over CRI before the host is touched and refuses one this release
 // does not support (package containerdversion). It returns answered=false when CRI does not answer (containerd
-// down, e.g. killed by the old extension's wrong plugin key): that is no reason to refuse, the repair proceeds.
+// down, e.g. killed by the field's extension's wrong plugin key): that is no reason to refuse, the repair proceeds.
 func (r *Run) checkContainerdBefore(ctx context.Context, res *Result) (answered bool, err error) {
 	if r.opts.Verifier == nil {
 		return true, nil // --restart=none: the installer does not talk to containerd

@@ -226,7 +226,7 @@ func (r *Run) loadRunscConfig() ([]byte, error) {
 }
 
 // planRegister adds the changes that register runsc with containerd: our drop-in where config.toml imports it
-// (stale runsc tables under a wrong plugin ID, the old extension's, still go from config.toml), else the edit of
+// (stale runsc tables under a wrong plugin ID, the field's extension's, still go from config.toml), else the edit of
 // config.toml, with its backup.
 func (r *Run) planRegister(p *Plan, doc *cc.Document) error {
 	var edit cc.Edit

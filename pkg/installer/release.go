@@ -144,7 +144,7 @@ func (r *Run) addLinkIfDifferent(p *Plan, c Change) error {
 }
 
 // planAdoption moves a release of the flat layout (runsc and the shim as regular files in the bin dir, as older
-// installers and the old gVisor extension left them) into a release directory by hard links, with a runsc.toml
+// installers and the field's extension left them) into a release directory by hard links, with a runsc.toml
 // that keeps the node's runsc flags, and points current at it: that is the release the node ran, and what a
 // failed proof of the new release falls back to. A node without one adopts nothing.
 func (r *Run) planAdoption(p *Plan, rp *releasePlan) error {

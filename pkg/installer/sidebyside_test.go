@@ -19,11 +19,11 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/runscconfig"
 )
 
-// flatFlags are the runsc flags an older installer (or the old gVisor extension) left in a regular runsc.toml.
+// flatFlags are the runsc flags an older installer (or the field's extension) left in a regular runsc.toml.
 const flatFlags = "[runsc_config]\n  net-raw = \"true\"\n"
 
 // TestSideBySideLifecycle walks a node from the flat layout (runsc, the shim and gvisor-bin/ directly in the bin
-// dir, as older installers and the old extension left them) through three releases and an uninstall: the flat
+// dir, as older installers and the field's extension left them) through three releases and an uninstall: the flat
 // release is adopted by hard links with its runsc flags; releases go to directories of their own; the node keeps
 // the current and the last proven release plus any release a running sandbox's bundle names, and removes the
 // rest; an unchanged re-run changes nothing; uninstall leaves nothing of gVisor.

@@ -19,8 +19,8 @@ import (
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
-// oldExtensionOriginals maps each node state the old extension left (containerdconfig/testdata/oldextension, see
-// its README) to the operator's config before the old extension touched it.
+// oldExtensionOriginals maps each node state the field's extension left (containerdconfig/testdata/oldextension, see
+// its README) to the operator's config before the field's extension touched it.
 var oldExtensionOriginals = map[string]string{
 	"early-default-1.6.toml":          "default-1.6.toml",
 	"early-default-1.7.toml":          "default-1.7.toml",
@@ -30,7 +30,7 @@ var oldExtensionOriginals = map[string]string{
 	"latest-v1.toml":                  "v1.toml",
 }
 
-// TestTakeoverFromOldExtension installs onto every node state the old extension left, with its runsc.toml and
+// TestTakeoverFromOldExtension installs onto every node state the field's extension left, with its runsc.toml and
 // binaries in place, and checks with every real containerd that reads the config version: the field bug is real
 // before (containerd 1.x refuses `plugins.cri` in a version 2 file), and afterwards `config dump` succeeds with
 // runsc exactly once, under the right plugin ID, with our options, and runc beside it. A second install is
@@ -39,7 +39,7 @@ func TestTakeoverFromOldExtension(t *testing.T) {
 	releases := installertest.Containerds(t)
 	files, _ := filepath.Glob("containerdconfig/testdata/oldextension/*.toml")
 	if len(files) != len(oldExtensionOriginals) {
-		t.Fatalf("%d old extension states, %d originals: keep them in step", len(files), len(oldExtensionOriginals))
+		t.Fatalf("%d states of the field's extension, %d originals: keep them in step", len(files), len(oldExtensionOriginals))
 	}
 	for _, file := range files {
 		name := filepath.Base(file)

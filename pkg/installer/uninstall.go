@@ -92,7 +92,7 @@ func (r *Run) planUnregister(p *Plan) error {
 
 // configWithoutRunsc restores the backup when config.toml is exactly what installing onto the backup produces and
 // the backup has no runsc under any plugin ID (byte-for-byte the operator's original, comments included);
-// otherwise it cuts our block and every runsc table out (also one we adopted or the old extension wrote: uninstall
+// otherwise it cuts our block and every runsc table out (also one we adopted or the field's extension wrote: uninstall
 // means no runsc on this node).
 func (r *Run) configWithoutRunsc(doc *cc.Document) ([]byte, string, error) {
 	if backup, exists, err := hostfs.ReadFileIfExists(r.host(BackupPath)); err != nil {
@@ -112,7 +112,7 @@ func (r *Run) configWithoutRunsc(doc *cc.Document) ([]byte, string, error) {
 }
 
 // checkNoForeignDropIn refuses an uninstall while a file that config.toml imports, other than our drop-in,
-// registers runsc: uninstall removes what gvisor-installer or the old extension wrote, never the operator's own
+// registers runsc: uninstall removes what gvisor-installer or the field's extension wrote, never the operator's own
 // files, and without this check it would restart containerd only to find runsc still configured.
 func (r *Run) checkNoForeignDropIn(doc *cc.Document) error {
 	matches, err := r.importedFiles(doc)
@@ -132,7 +132,7 @@ func (r *Run) checkNoForeignDropIn(doc *cc.Document) error {
 			return err
 		}
 		if imported.HasAnyRunsc() {
-			return refusal.New(r.nodePath(m), "registers the runsc runtime too, and uninstall removes only what gvisor-installer (or the old gVisor extension) wrote",
+			return refusal.New(r.nodePath(m), "registers the runsc runtime too, and uninstall removes only what gvisor-installer (or the field's extension) wrote",
 				"remove the runsc tables from that file (it is the node's own configuration), or keep gVisor on this worker pool")
 		}
 	}

@@ -52,7 +52,7 @@ func TestInstallRefusesContainerd16(t *testing.T) {
 }
 
 // TestVersionCheckedAfterRepair: a containerd that does not answer at the start (here Debian's 1.6, down because
-// the old extension wrote its runsc table under plugins.cri) is no reason to refuse: the installer repairs the
+// the field's extension wrote its runsc table under plugins.cri) is no reason to refuse: the installer repairs the
 // config, and once containerd answers it checks the version, finds 1.6, gives the same message and restores the
 // previous config (the failure is exit 1, not a refusal: the node was touched).
 func TestVersionCheckedAfterRepair(t *testing.T) {

@@ -18,18 +18,18 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 )
 
-// fieldCase is one providerConfig the original extension (github.com/gardener/gardener-extension-runtime-gvisor,
+// fieldCase is one providerConfig the field's extension (github.com/gardener/gardener-extension-runtime-gvisor,
 // the one shoots use today) documents, written as the full ContainerRuntime Gardener creates for the Shoot's worker
 // pool. Switching a seed to this extension must not break any of them: each must render and give exactly
 // runscToml.
 type fieldCase struct {
 	name      string
-	source    string // where the original extension documents it
+	source    string // where the field's extension documents it
 	cr        string // the ContainerRuntime, YAML
 	runscToml string // the whole runsc.toml the ConfigMap must carry
 }
 
-// fieldDebugLog is the path the original extension writes runsc's debug logs to (its pkg/charts/values.go).
+// fieldDebugLog is the path the field's extension writes runsc's debug logs to (its pkg/charts/values.go).
 const fieldDebugLog = "/var/log/runsc/%ID%/gvisor-%COMMAND%.log"
 
 // gardenerCR is the ContainerRuntime Gardener creates for worker pool "gvisor" of shoot foo/bar, with the given
@@ -215,7 +215,7 @@ func decodeCR(t *testing.T, doc string) *extensionsv1alpha1.ContainerRuntime {
 	return cr
 }
 
-// TestFieldProviderConfigs renders every providerConfig the original extension documents, through both ways into
+// TestFieldProviderConfigs renders every providerConfig the field's extension documents, through both ways into
 // the renderer (Shoot, as the controller and gvisor-render do, and ForContainerRuntime + Installation, the typed
 // values' path), and
 // compares the whole runsc.toml, the ConfigMap and the DaemonSet's checksum of it. Two fresh renderers must give
@@ -229,7 +229,7 @@ func TestFieldProviderConfigs(t *testing.T) {
 			// The controller's and gvisor-render's path.
 			shoot, err := renderShoot(newRenderer(t, "v0.0.0-dev", ""), render.Settings{}, false, cr)
 			if err != nil {
-				t.Fatalf("documented by the original extension (%s), refused here: %v", c.source, err)
+				t.Fatalf("documented by the field's extension (%s), refused here: %v", c.source, err)
 			}
 			var cm *corev1.ConfigMap
 			var ds *appsv1.DaemonSet

@@ -86,7 +86,7 @@ func assertConfigurationProblem(t *testing.T, cr *extensionsv1alpha1.ContainerRu
 	t.Logf("lastError: codes %v: %s", le.Codes, le.Description)
 }
 
-// TestTestImageTagIgnored: testImageTag from the original extension still decodes, has no effect on the
+// TestTestImageTagIgnored: testImageTag from the field's extension still decodes, has no effect on the
 // installation image, and the shoot's operators are told so with a warning event.
 func TestTestImageTagIgnored(t *testing.T) {
 	sh := newShoot(t, "testimagetag", "1.32.8")

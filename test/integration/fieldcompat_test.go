@@ -13,15 +13,15 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/apis/gvisor/v1alpha1"
 )
 
-// fieldDebugOnly is a providerConfig as shoots written for the field extension carry it: debug on its own (that
+// fieldDebugOnly is a providerConfig as shoots written for the field's extension carry it: debug on its own (that
 // extension's README) and no apiVersion/kind (its decoder fills them in).
 const fieldDebugOnly = `
 configFlags:
   debug: "true"
 `
 
-// TestFieldDebugOnlyReconciles: a ContainerRuntime with the field extension's debug-only providerConfig reconciles
-// (it was refused before), and the runsc.toml that reaches the shoot logs where the field extension logs.
+// TestFieldDebugOnlyReconciles: a ContainerRuntime with the field's extension's debug-only providerConfig reconciles
+// (it was refused before), and the runsc.toml that reaches the shoot logs where the field's extension logs.
 func TestFieldDebugOnlyReconciles(t *testing.T) {
 	sh := newShoot(t, "fielddebug", "1.33.4")
 	sh.createRuntime("debug", fieldDebugOnly)

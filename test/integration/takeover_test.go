@@ -131,7 +131,7 @@ func TestTakeover(t *testing.T) {
 	oldSA := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceSystem, Name: "gvisor"}}
 	for _, obj := range []client.Object{oldDS, oldCM, oldSA} {
 		if !sh.exists(obj) {
-			t.Fatalf("the old extension's %T %s was not applied", obj, client.ObjectKeyFromObject(obj))
+			t.Fatalf("the field's extension's %T %s was not applied", obj, client.ObjectKeyFromObject(obj))
 		}
 	}
 	if rc := sh.runtimeClass(); rc.Labels["app.kubernetes.io/managed-by"] != "" {
@@ -178,11 +178,11 @@ func TestTakeover(t *testing.T) {
 	dss := &appsv1.DaemonSetList{}
 	must(t, sh.c.List(ctx, dss, client.InNamespace(metav1.NamespaceSystem), client.MatchingLabels{"app.kubernetes.io/name": "containerd-gvisor"}))
 	if len(dss.Items) > 0 {
-		t.Errorf("%d DaemonSets of the old extension left", len(dss.Items))
+		t.Errorf("%d DaemonSets of the field's extension left", len(dss.Items))
 	}
 }
 
-// createOldManagedResource writes a ManagedResource as the old extension did: a mutable Secret with the same name
+// createOldManagedResource writes a ManagedResource as the field's extension did: a mutable Secret with the same name
 // holding the chart under config.yaml, referenced by a ManagedResource without class or origin.
 func (sh *testShoot) createOldManagedResource(name, chart string) {
 	sh.t.Helper()

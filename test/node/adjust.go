@@ -11,7 +11,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 )
 
-// AdjustForTestMachine makes an operator's (or the old extension's) config.toml start pods on this machine with
+// AdjustForTestMachine makes an operator's (or the field's extension's) config.toml start pods on this machine with
 // the test machine's adjustments (package doc), editing the text so that everything else stays byte for byte as
 // the field left it: the sandbox image becomes PauseImage and restrict_oom_score_adj becomes true (set where the
 // key is, added to its table otherwise). The CNI settings are left alone: such nodes run host-network pods. It

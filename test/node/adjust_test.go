@@ -15,13 +15,13 @@ import (
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 )
 
-// TestAdjustForTestMachine checks the text edit on every old extension state: the two settings land at the keys
+// TestAdjustForTestMachine checks the text edit on every state of the field's extension: the two settings land at the keys
 // the state's config version is read at, and every line of the state is still there, unchanged or with only the
 // value of one of the two keys replaced.
 func TestAdjustForTestMachine(t *testing.T) {
 	files, _ := filepath.Glob("../../pkg/installer/containerdconfig/testdata/oldextension/*.toml")
 	if len(files) == 0 {
-		t.Fatal("no old extension states found")
+		t.Fatal("no states of the field's extension found")
 	}
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {

@@ -38,7 +38,7 @@
 // node's CNI conf dir and Debian's plugin dir, and restrict_oom_score_adj = true, because this machine lacks
 // CAP_SYS_RESOURCE and a pause container at oom_score_adj -998 would fail every sandbox, runc too. `containerd
 // config dump` inside the node checks that the adjustments are in effect. Config.ContainerdConfig replaces the file
-// afterwards with an operator's or the old extension's state (AdjustForTestMachine makes the same two adjustments
+// afterwards with an operator's or the field's extension's state (AdjustForTestMachine makes the same two adjustments
 // in its text).
 //
 // # The shim wrapper

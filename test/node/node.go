@@ -46,10 +46,10 @@ type Config struct {
 	// BinDir is the node path of the bin dir; empty: DefaultBinDir.
 	BinDir string
 	// ContainerdConfig, if set, replaces config.toml once the images are imported (on the release's adjusted
-	// default, DefaultConfig), and containerd is restarted on it: a node the way an operator or the old extension
+	// default, DefaultConfig), and containerd is restarted on it: a node the way an operator or the field's extension
 	// left it. It must carry the test machine's adjustments (AdjustForTestMachine) for pods to start.
 	ContainerdConfig []byte
-	// ExpectDown says that containerd refuses ContainerdConfig: it exits (1.x on the early old extension's
+	// ExpectDown says that containerd refuses ContainerdConfig: it exits (1.x on the field's extension's early
 	// `plugins.cri` tables), or it runs without its CRI plugin (1.x on a runtimes map without runc). New checks
 	// that the restart fails and leaves containerd so, as systemd would.
 	ExpectDown bool

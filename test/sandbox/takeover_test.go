@@ -18,7 +18,7 @@ import (
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
 )
 
-// oldExtensionStates are the node states the old gVisor extension left (see their README): config.toml as its
+// oldExtensionStates are the node states the field's extension left (see their README): config.toml as its
 // install script edited it; it also wrote runsc.toml (oldRunscConfig) and put its binaries into the bin dir.
 const oldExtensionStates = "../../pkg/installer/containerdconfig/testdata/oldextension"
 
@@ -42,7 +42,7 @@ var oldExtensionFacts = map[string]struct {
 	"latest-v1.toml":                  {on1x: noRunc},
 }
 
-// TestTakeoverFromOldExtension puts every old extension state onto a node of every supported release that reads
+// TestTakeoverFromOldExtension puts every state of the field's extension onto a node of every supported release that reads
 // its config version, with the old runsc.toml and old binaries (stand-ins that cannot run) in the bin dir, and
 // containerd on it as the field has it: running (and starting no runsc pod), or, on containerd 1.x, exited or
 // without CRI where the old script broke the node (checked from containerd's log). The installer takes over
@@ -56,7 +56,7 @@ func TestTakeoverFromOldExtension(t *testing.T) {
 	s := newSuite(t)
 	files, err := filepath.Glob(filepath.Join(oldExtensionStates, "*.toml"))
 	if err != nil || len(files) != len(oldExtensionFacts) {
-		t.Fatalf("%d old extension states in %s (%v), %d in oldExtensionFacts: keep them in step", len(files), oldExtensionStates, err, len(oldExtensionFacts))
+		t.Fatalf("%d states of the field's extension in %s (%v), %d in oldExtensionFacts: keep them in step", len(files), oldExtensionStates, err, len(oldExtensionFacts))
 	}
 	for _, file := range files {
 		name := filepath.Base(file)
@@ -91,7 +91,7 @@ func TestTakeoverFromOldExtension(t *testing.T) {
 
 				if !broken { // the old node runs no gVisor pod: runsc is not in effect, or its binaries cannot run
 					if pod, err := n.RunPod(context.Background(), nodetest.PodSpec{Handler: "runsc", HostNetwork: true}); err == nil {
-						t.Fatalf("a runsc pod (%s) started on the old extension's node before the takeover", pod.ID)
+						t.Fatalf("a runsc pod (%s) started on the field's extension's node before the takeover", pod.ID)
 					} else {
 						t.Logf("before the takeover: %v", strings.SplitN(err.Error(), "\n", 2)[0])
 					}

@@ -51,7 +51,7 @@ const (
 	controllersEnv = "GVISOR_SEEDBENCH_CONTROLLERS"
 	// oursEnv is a prebuilt binary of ours (e.g. of another commit); empty: built from this checkout.
 	oursEnv = "GVISOR_SEEDBENCH_OURS"
-	// fieldEnv is the field extension's binary (hack/tools/field-extension.sh prints it).
+	// fieldEnv is the field's extension's binary (hack/tools/field-extension.sh prints it).
 	fieldEnv = "GVISOR_FIELD_EXTENSION"
 	// pprofEnv is a folder: ours then runs with --pprof-bind-address and its heap profile (after all pools are
 	// reconciled and the steady phase) is written there.

@@ -31,7 +31,7 @@ import (
 //     often larger than the object's spec).
 //   - a Cluster keeps its Shoot and Seed, but its CloudProfile shrinks to apiVersion, kind, name and provider
 //     type (transformCluster).
-//   - ManagedResources are cached only when their origin label is ours or the field extension's
+//   - ManagedResources are cached only when their origin label is ours or the field's extension's
 //     (managedResourceSelector): a seed holds the ManagedResources of every component of every shoot, some twenty
 //     per shoot, and the controller, its health checks and its watch read only its own. Every status update
 //     gardener-resource-manager makes to another component's ManagedResource would otherwise be a watch event this
@@ -51,7 +51,7 @@ func configureCache(opts *manager.Options) {
 }
 
 // managedResourceSelector selects the ManagedResources this controller reads: origin runtime-gvisor (ours) or
-// extension-runtime-gvisor (the field extension's, taken over under the same names).
+// extension-runtime-gvisor (the field's extension's, taken over under the same names).
 func managedResourceSelector() labels.Selector {
 	req, err := labels.NewRequirement(managedresources.LabelKeyOrigin, selection.In, []string{containerruntime.Origin, containerruntime.FieldOrigin})
 	if err != nil {

@@ -158,7 +158,7 @@ func TestDefaultTransformKeepsWhatIsRead(t *testing.T) {
 	}
 }
 
-// TestManagedResourceSelector: the ManagedResource cache keeps ours and the field extension's (taken over under
+// TestManagedResourceSelector: the ManagedResource cache keeps ours and the field's extension's (taken over under
 // the same names), and none of the other components of a shoot namespace: gardenlet's (origin gardener), other
 // extensions' (their own origins) and one without an origin.
 func TestManagedResourceSelector(t *testing.T) {

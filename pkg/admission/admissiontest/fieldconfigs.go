@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Package admissiontest holds the admission's test inputs that more than one test package reads: the
-// providerConfigs the original extension documents (pkg/render/fieldcompat_test.go's inputs), which the
+// providerConfigs the field's extension documents (pkg/render/fieldcompat_test.go's inputs), which the
 // validator's unit tests and the real gardener-apiserver test (test/admission) must both accept, and the costliest
 // providerConfig JSON (CostlyProviderConfig) at gardener-apiserver's RequestLimit that the cost tests of both send.
 package admissiontest

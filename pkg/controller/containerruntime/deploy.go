@@ -45,7 +45,7 @@ func (a *Actuator) deployForShootWritten(ctx context.Context, namespace, name st
 // answer back in it, but does not return it).
 //
 // It also reads a ManagedResource from the API server once a create of it has answered AlreadyExists: the cache
-// holds only ManagedResources labelled with our origin or the field extension's (cache.go), so one of our names
+// holds only ManagedResources labelled with our origin or the field's extension's (cache.go), so one of our names
 // without that label (created by hand, or by a release of Gardener's helper that set no origin) is missing there
 // although it exists. The retry then reads it live and updates it, which sets the label, and the cache has it from
 // then on.

@@ -23,7 +23,7 @@
 // guard the readiness gate's objects (their deploy order, and a migration that switches the gate off); migrate.go,
 // monitoring.go (the shoot's monitoring objects on the seed) and opmetrics.go (the operations counted).
 //
-// The ManagedResources keep the names the original extension used, so a seed switching to this one orphans
+// The ManagedResources keep the names the field's extension used, so a seed switching to this one orphans
 // nothing, and are written with Gardener's managedresources helpers (deploy.go): immutable Secrets named after a
 // hash of their content, the origin label, for the shoot's gardener-resource-manager. A reconcile with nothing
 // changed sends no write to the API server. Everything is rendered before anything is written, so a rendering or
@@ -40,7 +40,7 @@
 // a switch of the mode hands a pool from one deliverer to the other only at a safe point, decided from the seed's
 // OSCs and the shoot's OSC secret each time (deliveryswitch.go).
 //
-// testImageTag: the original extension let a shoot owner set providerConfig.testImageTag to run an installation
+// testImageTag: the field's extension let a shoot owner set providerConfig.testImageTag to run an installation
 // image of the operator's "test repository". That lets a shoot owner choose what runs as root on every node of
 // the pool, which is an operator decision. This controller accepts the field (old configurations still decode)
 // but ignores it and records a warning event; operators pick a different installation image for everyone through

@@ -47,7 +47,7 @@ func (d *Document) newRunscAddition() *runscAddition {
 	rtPath := d.runtimesPath()
 	runtimes := ensureTable(a.expected, rtPath...)
 	// containerd 1.x decodes the file's runtimes into a fresh map: without runc listed, a default runtime "runc"
-	// (explicit or implicit) is missing and CRI fails to load. Files the old extension edited can be in exactly
+	// (explicit or implicit) is missing and CRI fails to load. Files the field's extension edited can be in exactly
 	// that state (runsc listed, runc not).
 	a.addRunc = d.Version <= 2 && runtimes["runc"] == nil && (len(runtimes) == 0 || d.defaultRuntime() == "runc")
 	if a.addRunc {

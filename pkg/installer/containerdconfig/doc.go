@@ -10,9 +10,9 @@
 //
 // Edits preserve the operator's bytes where TOML allows: the runsc tables are appended as one marked block at the
 // end of the file. An existing runsc table is adopted, never duplicated: left as is when it already says what we
-// need (the old gVisor extension's latest script wrote exactly our table), completed by appending a missing table,
+// need (the field's extension's latest script wrote exactly our table), completed by appending a missing table,
 // or cut out section by section (header to last key) and appended again with its other keys when values must
-// change. runsc tables under a plugin ID that does not match the version (the old extension's `plugins.cri` in a
+// change. runsc tables under a plugin ID that does not match the version (the field's extension's `plugins.cri` in a
 // version 2 file, which stops containerd 1.x) are cut out the same way. Removal cuts our block and every runsc
 // section, so the operator's original file comes back byte for byte. The whole file is rewritten (comments lost,
 // semantics kept; the caller keeps a backup) only when cutting and appending cannot express the change: an

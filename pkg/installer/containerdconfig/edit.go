@@ -110,7 +110,7 @@ func (d *Document) defaultRuntime() string {
 }
 
 // RemoveRunsc returns the document without runsc under any CRI plugin ID: our appended block is cut out byte for
-// byte (with the runc it added, if any), other runsc tables (adopted ones, the old extension's, stale ones under a
+// byte (with the runc it added, if any), other runsc tables (adopted ones, the field's extension's, stale ones under a
 // wrong plugin ID) are cut out section by section; the file is rewritten only when that cannot express it.
 func (d *Document) RemoveRunsc() (Edit, error) {
 	expected := deepCopy(d.Tree)

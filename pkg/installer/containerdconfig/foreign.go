@@ -20,7 +20,7 @@ func runtimesPathFor(id string) []string { return []string{"plugins", id, "conta
 func runscPathFor(id string) []string { return append(runtimesPathFor(id), nodecontract.RuntimeName) }
 
 // ForeignRunsc returns the plugin IDs, other than the one of the file's version, that hold a runsc runtime. Such a
-// registration is never in effect; the old gVisor extension wrote it (`[plugins.cri.containerd.runtimes.runsc]`
+// registration is never in effect; the field's extension wrote it (`[plugins.cri.containerd.runtimes.runsc]`
 // whenever its grep did not see `version = 2`, and `plugins."io.containerd.grpc.v1.cri"` options whatever the
 // version), and `plugins.cri` in a version 2 file makes containerd 1.x refuse to start
 // (`invalid plugin key URI "cri" expect io.containerd.x.vx`).

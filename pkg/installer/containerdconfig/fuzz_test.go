@@ -40,7 +40,7 @@ func FuzzAddRunsc(f *testing.F) {
 			}
 			return
 		}
-		// Uninstall straight from any state (ours, another installer's, the old extension's): no runsc under any
+		// Uninstall straight from any state (ours, another installer's, the field's extension's): no runsc under any
 		// plugin ID afterwards, and every other setting as it was.
 		if direct, err := doc.RemoveRunsc(); err == nil {
 			after, err := Parse(nodecontract.ContainerdConfigPath, direct.Content)

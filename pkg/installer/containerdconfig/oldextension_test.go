@@ -13,7 +13,7 @@ import (
 )
 
 // oldExtensionCases: each testdata/oldextension file is an operator's config (testdata/configs/<original>) plus
-// exactly what a version of the old gVisor extension's install script appended to it (see the README there).
+// exactly what a version of the field's extension's install script appended to it (see the README there).
 // Files not listed here fail the test.
 var oldExtensionCases = map[string]struct {
 	original  string
@@ -34,7 +34,7 @@ var oldExtensionCases = map[string]struct {
 	"latest-gardener-v3.toml": {original: "gardener-v3.toml", mode: Repaired, removed: []string{"cri", "io.containerd.grpc.v1.cri"}},
 }
 
-// TestOldExtensionStates: our editor adopts what the old extension left (no second registration), removes its
+// TestOldExtensionStates: our editor adopts what the field's extension left (no second registration), removes its
 // tables under wrong plugin IDs, and uninstall gives back the operator's original file byte for byte.
 func TestOldExtensionStates(t *testing.T) {
 	files, _ := filepath.Glob("testdata/oldextension/*.toml")
@@ -54,7 +54,7 @@ func TestOldExtensionStates(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !doc.HasAnyRunsc() {
-				t.Fatalf("HasAnyRunsc = false on an old extension's config")
+				t.Fatalf("HasAnyRunsc = false on a config of the field's extension")
 			}
 			edit, err := doc.AddRunsc()
 			if err != nil {
@@ -88,7 +88,7 @@ func TestOldExtensionStates(t *testing.T) {
 			if !bytes.Equal(removed.Content, original) {
 				t.Errorf("RemoveRunsc (%s) did not give back %s:\n%s", removed.Mode, want.original, removed.Content)
 			}
-			// Uninstall straight from the old extension's state (it never ran our install) gives it back too.
+			// Uninstall straight from the field's extension's state (it never ran our install) gives it back too.
 			if direct, err := doc.RemoveRunsc(); err != nil || !bytes.Equal(direct.Content, original) || direct.Mode != Cut {
 				t.Errorf("RemoveRunsc on the old state: %s %v:\n%s", direct.Mode, err, direct.Content)
 			}

@@ -6,7 +6,7 @@
 //
 // The installer reads the version over containerd's CRI (Version) before it touches the host and refuses a
 // containerd below the minimum with the host byte for byte untouched. When CRI does not answer at the start
-// (containerd down, for example killed by the old extension's wrong plugin key), it does not refuse: the repair
+// (containerd down, for example killed by the field's extension's wrong plugin key), it does not refuse: the repair
 // proceeds, and the version is checked once containerd answers again, before the sandbox proof (a version below the
 // minimum then gets the same message, and containerd's previous configuration is restored).
 package containerdversion

@@ -45,7 +45,7 @@ type wire struct {
 // many more there were) with field paths rooted at fldPath (usually ProviderConfigPath). An empty or null input
 // yields the defaults (no flags). Decoding refuses an input over MaxProviderConfigBytes, unknown and duplicate
 // fields, a wrong apiVersion or kind and non-string values; a missing apiVersion or kind is taken to mean this
-// one, as the original extension's decoder does (it fills them in from the type it decodes into), so
+// one, as the field's extension's decoder does (it fills them in from the type it decodes into), so
 // providerConfigs that work there without them keep working here. Defaults are not filled in (WithDefaults, which
 // the renderer applies).
 func Parse(raw []byte, fldPath *field.Path) (*GVisorConfiguration, field.ErrorList) {
@@ -160,7 +160,7 @@ func decodeFlags(v any, p *field.Path) (map[string]string, field.ErrorList) {
 	return flags, errs
 }
 
-// checkTypeMeta refuses an apiVersion or kind other than ours. Empty ones are accepted: the original extension's
+// checkTypeMeta refuses an apiVersion or kind other than ours. Empty ones are accepted: the field's extension's
 // decoder (apimachinery's UniversalDecoder into a GVisorConfiguration) defaults them from the target type.
 func checkTypeMeta(w wire, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList

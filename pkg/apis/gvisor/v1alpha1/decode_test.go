@@ -73,10 +73,10 @@ testImageTag: v0.5.1
 			raw:     `{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1beta1","kind":"GVisorConfiguration"}`,
 			wantErr: []string{"providerConfig.apiVersion", `"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1"`},
 		},
-		// The original extension's decoder fills in a missing apiVersion and kind from its target type, so shoots
+		// The field's extension's decoder fills in a missing apiVersion and kind from its target type, so shoots
 		// that omit them work there; they must decode here too.
 		{
-			name: "missing kind and apiVersion (accepted by the original extension)",
+			name: "missing kind and apiVersion (accepted by the field's extension)",
 			raw:  `{"configFlags":{"net-raw":"true"}}`,
 			want: &v1alpha1.GVisorConfiguration{TypeMeta: typeMeta, ConfigFlags: map[string]string{"net-raw": "true"}},
 		},

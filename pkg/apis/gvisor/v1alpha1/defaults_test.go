@@ -13,7 +13,7 @@ import (
 )
 
 func TestWithDefaults(t *testing.T) {
-	const fieldLog = "/var/log/runsc/%ID%/gvisor-%COMMAND%.log" // what the original extension writes
+	const fieldLog = "/var/log/runsc/%ID%/gvisor-%COMMAND%.log" // what the field's extension writes
 	tests := []struct {
 		name  string
 		flags map[string]string
@@ -59,7 +59,7 @@ func TestWithDefaults(t *testing.T) {
 		})
 	}
 	if v1alpha1.DefaultDebugLog != fieldLog {
-		t.Errorf("DefaultDebugLog = %q, want the original extension's %q", v1alpha1.DefaultDebugLog, fieldLog)
+		t.Errorf("DefaultDebugLog = %q, want the field's extension's %q", v1alpha1.DefaultDebugLog, fieldLog)
 	}
 }
 

@@ -68,7 +68,7 @@ var allowedFlags = map[string]flagSpec{
 }
 
 // DefaultDebugLog is the debug-log WithDefaults sets when debug or strace is "true" and debug-log is unset: the path
-// the original extension writes its runsc logs to, so that shoots written for it (`debug: "true"` alone) keep
+// the field's extension writes its runsc logs to, so that shoots written for it (`debug: "true"` alone) keep
 // working and their logs land where their owners look. containerd-shim-runsc-v1 replaces %ID% with the sandbox's
 // ID and runsc replaces %COMMAND% with its subcommand (create, boot, gofer, ...); runsc creates the directories
 // itself (os.MkdirAll in runsc/specutils.DebugLogFile), so nothing has to exist on the node beforehand.

@@ -17,8 +17,8 @@ import (
 // one of those commands exit 128, so every gVisor pod of the pool fails. These rules keep what we accept openable
 // on any node.
 const (
-	// DebugLogDir is the node directory debug logs may go to: the directory of DefaultDebugLog, the one the
-	// original extension used. Anywhere else runsc, as root, would create and append to files the node needs
+	// DebugLogDir is the node directory debug logs may go to: the directory of DefaultDebugLog, the one the field's
+	// extension used. Anywhere else runsc, as root, would create and append to files the node needs
 	// (under /etc, /var/lib/kubelet, ...).
 	DebugLogDir = "/var/log/runsc/"
 	// MaxPathElement is the longest path element (file or directory name) Linux opens (NAME_MAX, for ext4, xfs,

@@ -9,7 +9,7 @@ import (
 )
 
 const (
-	// GroupName is the API group of the gVisor provider configuration (unchanged from the original extension).
+	// GroupName is the API group of the gVisor provider configuration (unchanged from the field's extension).
 	GroupName = "gvisor.runtime.extensions.config.gardener.cloud"
 	// Version is the API version of this package.
 	Version = "v1alpha1"
@@ -43,7 +43,7 @@ type GVisorConfiguration struct {
 	// +optional
 	SandboxMetrics *SandboxMetrics `json:"sandboxMetrics,omitempty"`
 
-	// TestImageTag is kept so that configurations written for the original extension still decode.
+	// TestImageTag is kept so that configurations written for the field's extension still decode.
 	// What the controller does with it is the controller's decision (see its documentation).
 	// +optional
 	TestImageTag *string `json:"testImageTag,omitempty"`

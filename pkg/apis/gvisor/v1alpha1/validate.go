@@ -30,7 +30,7 @@ func Validate(cfg *GVisorConfiguration, fldPath *field.Path) field.ErrorList {
 // the flags runsc would get (WithDefaults applied), so that no accepted set makes runsc refuse to start. Validate
 // applies it to a providerConfig, the renderer to flags given to it directly. flagsPath names the map (its errors
 // name each flag); at most MaxErrors are listed. debug and strace without debug-log are valid: WithDefaults gives
-// them DefaultDebugLog, as the original extension does. An explicit empty debug-log is refused.
+// them DefaultDebugLog, as the field's extension does. An explicit empty debug-log is refused.
 func ValidateFlags(flags map[string]string, flagsPath *field.Path) field.ErrorList {
 	c := NewChecker(MaxErrors)
 	c.flags(flags, flagsPath)

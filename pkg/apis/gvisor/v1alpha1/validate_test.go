@@ -129,7 +129,7 @@ func TestValidate(t *testing.T) {
 			flags:   map[string]string{"debug-log": `/var/log/x"y`},
 			wantErr: []string{`providerConfig.configFlags[debug-log]|letters, digits`},
 		},
-		// The original extension documents debug: "true" on its own; WithDefaults gives it DefaultDebugLog.
+		// The field's extension documents debug: "true" on its own; WithDefaults gives it DefaultDebugLog.
 		{name: "debug without a log path (field-compatible)", flags: map[string]string{"debug": "true"}},
 		{name: "strace without a log path", flags: map[string]string{"strace": "true"}},
 		{
