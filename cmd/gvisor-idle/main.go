@@ -5,8 +5,9 @@
 
 // Command gvisor-idle is the idle phase of the installation DaemonSet's pod, which stays on every node of a gVisor
 // pool for the pool's life. `gvisor-installer install|uninstall --idle` writes its ready file and then replaces
-// itself with this program (execve: same PID, same container), so the pod's idle cost is this program's (about
-// 1.7 MB RSS) instead of the installer's (about 15 MB: client-go and the rest are initialised at package init).
+// itself with this program (execve: same PID, same container), so the pod's idle cost is this program's instead of
+// the installer's, which initialises client-go and the rest at package init (BENCHMARKS.md, "installation pod at
+// idle").
 //
 //	gvisor-idle                          wait for SIGTERM or SIGINT, then exit 0
 //	gvisor-idle ready --ready-file FILE  readiness probe: exit 0 iff FILE exists (1 if not, 2 on a usage error)

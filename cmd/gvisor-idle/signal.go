@@ -12,7 +12,7 @@ import (
 
 // exitHandler (exit_<arch>.s) is a signal handler that calls exit_group(0) and nothing else: it touches no Go state,
 // so it is safe on whatever thread and stack the signal arrives. Package os/signal would do the same job in Go but
-// needs package os, about 0.3 MB RSS on every node.
+// needs package os, whose memory every node would pay.
 func exitHandler() //nolint:unused // implemented in exit_<arch>.s and referenced only from there (exitHandlerPC takes its address)
 
 // exitHandlerPC returns exitHandler's address (its ABI0 entry, the one the kernel may jump to).

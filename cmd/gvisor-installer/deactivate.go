@@ -25,7 +25,7 @@ import (
 // It is the ExecStop of gvisor-release.service, which gardener-node-agent stops when gVisor leaves the pool's
 // OperatingSystemConfig. systemd also stops the unit when the node shuts down, and node-agent restarts it when its
 // files change; neither may remove gVisor. What tells them apart: node-agent disables a unit that left the OSC
-// before it stops it (v1.149.3 removeDeletedUnits: Disable, Stop, then the unit file goes), while at a shutdown or
+// before it stops it (removeDeletedUnits: Disable, Stop, then the unit file goes), while at a shutdown or
 // a restart the unit is still enabled. So with --unless-enabled=UNIT deactivate does nothing while UNIT is enabled,
 // or when systemctl cannot say (the safe side: leftovers, never a removed release under a node that keeps gVisor).
 //

@@ -18,10 +18,10 @@ import (
 const idleBinaryName = "gvisor-idle"
 
 // idle is the idle phase of --idle, after the ready file is written: the pod must stay up (and Ready) on every node
-// of the pool for its whole life, doing nothing. This process holds about 15 MB RSS for that (client-go and the
-// rest are initialised at package init), so it replaces itself (execve, same PID, same stdout/stderr, no open
-// files: Go opens everything close-on-exec) with gvisor-idle, which holds about 1.7 MB and exits 0 on SIGTERM/SIGINT
-// as this process would. When gvisor-idle is missing (an older image) or cannot be executed, it waits in-process
+// of the pool for its whole life, doing nothing. This process holds client-go and the rest, initialised at package
+// init, for that, so it replaces itself (execve, same PID, same stdout/stderr, no open files: Go opens everything
+// close-on-exec) with gvisor-idle, which holds a fraction of it (BENCHMARKS.md, "installation pod at idle") and
+// exits 0 on SIGTERM/SIGINT as this process would. When gvisor-idle is missing (an older image) or cannot be executed, it waits in-process
 // as before and says so in the log.
 //
 // A SIGTERM that arrives in the microseconds between the ctx check and the exec is lost with this process's signal

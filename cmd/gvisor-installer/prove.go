@@ -43,7 +43,7 @@ import (
 //     runsc.toml and links, nvproxy for this node's driver with --nvproxy-preflight-binary), then proves it and records
 //     the outcome; a release that fails falls back to the last proven one.
 //
-// Why it waits: gardener-node-agent (v1.149.3, executeUnitCommands) restarts the changed units, this one
+// Why it waits: gardener-node-agent (executeUnitCommands) restarts the changed units, this one
 // included, in parallel with containerd.service when the OSC changed containerd's config, so on a node's first
 // gVisor OSC the unit may start while containerd still runs on its old config (no runsc) or is restarting. A
 // proof that fails while containerd restarts under it is tried once more after the wait.

@@ -110,7 +110,8 @@ func Definitions() []Image {
 		{
 			// Runs as root (the DaemonSet sets runAsUser 0): it writes root-owned files under the host mounts.
 			// Everything else is dropped by the DaemonSet's securityContext. The idle program is the installer's
-			// idle phase (it execs into it once done: about 1.7 MB RSS on every node instead of 15 MB) and the
+			// idle phase (it execs into it once done, so that every node pays the idle program's memory, not the installer's:
+			// BENCHMARKS.md, "installation pod at idle") and the
 			// readiness probe.
 			Name: imagevector.ImageNameInstallation, Base: BaseStatic, Title: "gVisor node installer and gVisor release",
 			Binaries: []Binary{

@@ -16,7 +16,7 @@ import (
 // where no installation pod runs: gardener-node-agent runs the node's metric server as the systemd unit
 // gvisor-metric-server.service on the node's port NodeMetricsPort, and the scrape reaches it through the shoot API
 // server's node proxy (/api/v1/nodes/<node>:9474/proxy/metrics), as Gardener's shoot Prometheus reaches the
-// OpenTelemetry collector on every node (Gardener v1.149.3, CentralScrapeConfigs, "opentelemetry-collector-nodes";
+// OpenTelemetry collector on every node (Gardener's CentralScrapeConfigs, "opentelemetry-collector-nodes";
 // a test compares the two).
 //
 // It keeps the nodes Gardener labels for gVisor (containerruntime.worker.gardener.cloud/gvisor=true) and gives the

@@ -85,7 +85,7 @@ func TestOtherModesObjects(t *testing.T) {
 }
 
 // TestNodeScrapeConfigFollowsGardener: the OperatingSystemConfig mode's scrape of the nodes is the one Gardener's
-// shoot Prometheus has for the OpenTelemetry collector on every node (v1.149.3, CentralScrapeConfigs,
+// shoot Prometheus has for the OpenTelemetry collector on every node (CentralScrapeConfigs,
 // "opentelemetry-collector-nodes", built here by Gardener's code with its feature gate on), with our job, our port
 // and our kept metrics, without the node-label map, with the API server's certificate unverified as in
 // Gardener's scrapes of in-shoot components, and with our three relabelings (keep the gVisor nodes, node, pool).
@@ -144,7 +144,7 @@ func TestNodeScrapeConfigFollowsGardener(t *testing.T) {
 	}
 }
 
-// TestScrapeConfigFollowsGardener: our scrape is Gardener's own spec for a component inside the shoot (v1.149.3,
+// TestScrapeConfigFollowsGardener: our scrape is Gardener's own spec for a component inside the shoot (Gardener's
 // prometheus/shoot.ClusterComponentScrapeConfigSpec), with only our two relabelings (the pod label, the pool)
 // appended and the CRD's default action written out, so it reaches the pods the way Gardener's shoot Prometheus reaches every in-shoot target.
 func TestScrapeConfigFollowsGardener(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 // reached through the shoot API server's pod proxy (/api/v1/namespaces/kube-system/pods/<pod>:<port>/proxy/metrics)
 // with the shoot Prometheus' own token, as Gardener's shoot Prometheus reaches every target inside the shoot.
 //
-// Its spec is what Gardener's prometheus/shoot.ClusterComponentScrapeConfigSpec (v1.149.3) returns for a pod-role
+// Its spec is what Gardener's prometheus/shoot.ClusterComponentScrapeConfigSpec returns for a pod-role
 // target (a test compares the two), plus two relabelings of ours: keep only pods labelled
 // app.kubernetes.io/name=gvisor-installation (the name prefix alone would also match a user's pod called
 // gvisor-installation-x), and the pool as a label (app.kubernetes.io/instance). The package does not import

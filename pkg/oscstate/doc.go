@@ -5,7 +5,7 @@
 // (OSC) and whether that OSC carries the gVisor entries of the extension's OSC webhook. The health check (OSC
 // delivery mode) and the ContainerRuntime controller's mode switch (docs/delivery-modes.md) decide from it, so
 // both judge "node applied the OSC" the same way, and the way gardenlet itself does
-// (OperatingSystemConfigUpdatedForAllWorkerPools in pkg/gardenlet/operation/botanist/worker.go, Gardener v1.149.3):
+// (OperatingSystemConfigUpdatedForAllWorkerPools in pkg/gardenlet/operation/botanist/worker.go):
 //
 //   - the pool's OSC secret: kube-system Secret labelled gardener.cloud/role=operating-system-config and
 //     worker.gardener.cloud/pool=<pool>, the OSC in data key osc.yaml, its checksum in annotation

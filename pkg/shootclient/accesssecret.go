@@ -16,7 +16,7 @@ import (
 )
 
 // AccessSecretVersion names the shoot access secret New builds its client from, and its resourceVersion: the one
-// the extension library's NewClientForShoot (Gardener v1.149.3) picks, gardener-internal unless
+// the extension library's NewClientForShoot picks, gardener-internal unless
 // GARDENER_SHOOT_CLIENT=external, else gardener. A client built from a secret of the same name and version is
 // still the client New would build, so callers that keep clients compare this instead of building a new one.
 func AccessSecretVersion(ctx context.Context, seed client.Reader, namespace string) (string, error) {

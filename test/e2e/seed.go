@@ -19,7 +19,7 @@ import (
 )
 
 // seedSystem900Value is the value gardenlet gives the PriorityClass gardener-system-900 on every seed (Gardener
-// v1.149.3 pkg/component/seed/system); the extension chart's Deployment uses it.
+// pkg/component/seed/system); the extension chart's Deployment uses it.
 const seedSystem900Value = 999998900
 
 // PrepareSeed makes the node cluster look like a seed to the extension: Gardener's CRDs (Cluster,

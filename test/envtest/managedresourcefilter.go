@@ -23,7 +23,7 @@ import (
 	resourcemanagerpredicate "github.com/gardener/gardener/pkg/resourcemanager/predicate"
 )
 
-// addFilteredManagedResourceController is managedresource.Reconciler's AddToManager (gardener v1.149.3: the
+// addFilteredManagedResourceController is managedresource.Reconciler's AddToManager (the
 // library has no hook for an extra predicate) with apply in front of the ManagedResource and Secret predicates,
 // so that the ManagedResources apply rejects are never reconciled.
 func addFilteredManagedResourceController(mgr manager.Manager, r *managedresource.Reconciler, apply predicate.Predicate) error {

@@ -6,7 +6,7 @@ package seedbench
 import "testing"
 
 // TestSeedHealthSyncPeriod: Gardener's component gives the benchmark's gardener-resource-manager a health sync
-// period (at v1.149.3 one minute); a release that stops setting one fails here rather than in a benchmark run.
+// period; a release that stops setting one fails here rather than in a benchmark run.
 func TestSeedHealthSyncPeriod(t *testing.T) {
 	p, err := seedHealthSyncPeriod()
 	if err != nil {

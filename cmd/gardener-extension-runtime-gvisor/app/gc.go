@@ -8,9 +8,8 @@ import (
 )
 
 // defaultGCPercent is the garbage collector's target for the controller binary: the heap may grow 50 % over what
-// is live between collections instead of Go's default 100 %. The controller's live heap is small (about 15 MB at
-// 150 pools, half of it API schemes) and what it allocates is short-lived (rendering, decoding), so the default
-// target mostly holds garbage: at seed scale 50 costs no more CPU than 100 and a little less peak RSS (BENCHMARKS.md,
+// is live between collections instead of Go's default 100 %. The controller's live heap is small (half of it API
+// schemes) and what it allocates is short-lived (rendering, decoding), so the default target mostly holds garbage: at seed scale 50 costs no more CPU than 100 and a little less peak RSS (BENCHMARKS.md,
 // "Seed scale: 150 and 500 pools").
 const defaultGCPercent = 50
 

@@ -40,7 +40,7 @@ type Config struct {
 }
 
 // AddToManager adds the ContainerRuntime controller for type gvisor: the extension library's controller
-// (extensionscontainerruntimecontroller.Add, Gardener v1.149.3) built here with the same name, options, watch and
+// (extensionscontainerruntimecontroller.Add) built here with the same name, options, watch and
 // predicates, plus a watch on ManagedResources that wakes a waiting Delete (delete_watch.go), and the library's reconciler
 // wrapped so that a Delete's waits write nothing when nothing changed (delete_reconciler.go).
 //

@@ -20,10 +20,9 @@ import (
 // hundreds of failing nodes still gives a condition message one can read (and that fits the Shoot's status).
 const maxNamedNodes = 5
 
-// maxReasonLength bounds what a message quotes per node (bound). 500: a failed proof's line carries up to three
-// findings (the installer's diagnosis, runsc's own words, the release the node fell back to, whose ids alone are
-// about 50 characters each) besides containerd's error, and at 200 and 300 one of them was cut; five nodes stay
-// under 3 kB.
+// maxReasonLength bounds what a message quotes per node (bound). 500: room for a failed proof's line whole, which
+// carries up to three findings (the installer's diagnosis, runsc's own words, the release the node fell back to,
+// whose ids alone are about 50 characters each) besides containerd's error; maxNamedNodes of them stay under 3 kB.
 const maxReasonLength = 500
 
 // notReadyNode is a node of the pool without a Ready installation pod.

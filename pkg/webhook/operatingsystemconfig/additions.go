@@ -181,7 +181,7 @@ func inlineFile(path, data string) extensionsv1alpha1.File {
 // CRI once containerd runs with runsc registered (gvisor-installer prove --activate). Its filePaths make node-agent
 // run it again whenever the staged release, the pool's flags, the sums or the installer change. It is not ordered before kubelet: a failed proof must not keep the pool's runc pods off the
 // node. Its failure is not ignored (no "-" before ExecStart): node-agent waits up to 10 s for the unit's start job
-// (Gardener v1.149.3 pkg/nodeagent/dbus), so a proof that fails fast fails the OSC reconcile, which node-agent
+// (Gardener's pkg/nodeagent/dbus), so a proof that fails fast fails the OSC reconcile, which node-agent
 // retries and reports (Warning event, the Node's OSC checksum not updated, hence gardenlet's node health): the one
 // way a node tells the Shoot's status that gVisor pods cannot run there. It does not RemainAfterExit: a oneshot
 // that stays active cannot be started again, and its timer (proofTimer) starts it every re-proof interval. So

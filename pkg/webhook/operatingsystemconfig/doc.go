@@ -43,7 +43,7 @@
 // A new OSC object (gardenlet names them per pool and configuration hash) means new machines, which never had
 // runsc. Our files simply leave the OSC: node-agent deletes files that were in the previous OSC and are not in
 // the new one itself (computeFileDiffs puts them into changes.Files.Deleted, removeDeletedFiles deletes them:
-// pkg/nodeagent/controller/operatingsystemconfig/changes.go and reconciler.go in Gardener v1.149.3), and units
+// pkg/nodeagent/controller/operatingsystemconfig/changes.go and reconciler.go in Gardener), and units
 // likewise (removeDeletedUnits stops and deletes them).
 //
 // Scope. An OSC leaves the webhook labelled LabelEntry exactly while it carries an entry of ours (label.go); in the

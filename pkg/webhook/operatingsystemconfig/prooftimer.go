@@ -18,7 +18,7 @@ import (
 // (gvisor-idle reprove): a node whose runsc breaks after its first proof (a deleted or corrupted binary, a kernel
 // or containerd change) turns its proof unit failed, which gardener-node-agent's systemd-unit check puts into the
 // Node's SystemdUnitsReady condition and the health check onto the ContainerRuntime's EveryNodeReady; the next
-// successful proof heals both. node-agent installs timers like its own logrotate.timer (Gardener v1.149.3): it
+// successful proof heals both. node-agent installs timers like its own logrotate.timer: it
 // writes, enables and starts the unit, and starts it again when the content (the interval) changes.
 //
 // OnUnitInactiveSec counts from the end of the last proof, failed or not, so proofs never overlap and a slow

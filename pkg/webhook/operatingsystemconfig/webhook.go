@@ -32,7 +32,7 @@ const (
 // NamespaceSelector selects the namespaces the webhook is called for: shoot control plane namespaces in the seed
 // (gardenlet labels them gardener.cloud/role=shoot). gardenlet labels a shoot namespace with
 // extensions.gardener.cloud/<type>=true only for Extension resources (botanist.getShootRequiredExtensionTypes in
-// pkg/gardenlet/operation/botanist/namespaces.go, Gardener v1.149.3), not for ContainerRuntime types, so no label
+// pkg/gardenlet/operation/botanist/namespaces.go), not for ContainerRuntime types, so no label
 // tells gVisor shoots apart: the Mutator returns the OSCs of other shoots unchanged after one Cluster read. In the
 // DaemonSet mode ObjectSelector narrows the calls to OSCs that carry an entry of ours.
 func NamespaceSelector() *metav1.LabelSelector {

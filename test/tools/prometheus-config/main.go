@@ -17,7 +17,7 @@
 // there instead of the operator's mount path /etc/prometheus/rules.
 //
 // It is its own module: github.com/prometheus-operator/prometheus-operator v0.85.0 (the newest release of the
-// operator's main module the module proxy here serves; Gardener v1.149.3 runs v0.93.1) and its dependencies stay out
+// operator's main module the module proxy here serves) and its dependencies stay out
 // of the extension's go.mod.
 package main
 

@@ -37,7 +37,7 @@ type GVisorConfiguration struct {
 
 	// SandboxMetrics turns the node's gVisor metric server on or off for this worker pool, overriding the
 	// landscape's default (the extension's sandboxMetrics value, off unless the operator turned it on). On: every
-	// node of the pool runs the metric server (about 24 MB of memory per node, BENCHMARKS.md "Sandbox metrics") and
+	// node of the pool runs the metric server (its memory on every node: BENCHMARKS.md, "Sandbox metrics") and
 	// the pool's runsc.toml gets runsc's metric-server flag, so that sandboxes started from then on export their
 	// metrics; sandboxes started before keep running without. Unset: the landscape's default. See docs/usage.md.
 	// +optional
