@@ -43,8 +43,9 @@ func (v *ShootValidator) Webhook() *admission.Webhook {
 // Handle refuses an AdmissionReview without a request (no uid) as malformed (400), allows DELETE and CONNECT
 // unconditionally (deleting a Shoot is never blocked), validates CREATE with ValidateShoot and UPDATE with
 // ValidateShootUpdate, and refuses with a 422 Invalid status listing the errors (at most v1alpha1.MaxErrors and a
-// count of the rest).
-func (v *ShootValidator) Handle(_ context.Context, req admission.Request) admission.Response {
+// count of the rest). A review whose caller is gone (ctx ended: gardener-apiserver's timeout, a closed connection)
+// stops at the next step instead of being judged for no one, and gives its share of the webhook back.
+func (v *ShootValidator) Handle(ctx context.Context, req admission.Request) admission.Response {
 	if req.UID == "" {
 		// controller-runtime hands a review whose request is missing or null to the handler as an empty request;
 		// an API server always sends a uid, so this is not one: answering "allowed" would approve nothing.
@@ -62,6 +63,9 @@ func (v *ShootValidator) Handle(_ context.Context, req admission.Request) admiss
 	if err := v.decoder.Decode(req, shoot); err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding the Shoot: %w", err))
 	}
+	if err := ctx.Err(); err != nil {
+		return callerGone(err)
+	}
 	var old *gardencorev1beta1.Shoot
 	if req.Operation == admissionv1.Update {
 		old = &gardencorev1beta1.Shoot{}
@@ -72,10 +76,18 @@ func (v *ShootValidator) Handle(_ context.Context, req admission.Request) admiss
 			return admission.Allowed("") // a Shoot being deleted: finalizer and annotation updates must pass
 		}
 	}
-	errs := validate(shoot, old)
+	errs, err := validate(ctx, shoot, old)
+	if err != nil {
+		return callerGone(err)
+	}
 	if len(errs) == 0 {
 		return admission.Allowed("")
 	}
 	status := apierrors.NewInvalid(gardencorev1beta1.Kind("Shoot"), shoot.Name, errs).ErrStatus
 	return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: false, Result: &status}}
+}
+
+// callerGone is the answer to a review whose caller is gone: no one reads it, and it is no verdict.
+func callerGone(err error) admission.Response {
+	return admission.Errored(http.StatusRequestTimeout, fmt.Errorf("the review's caller is gone: %w", err))
 }

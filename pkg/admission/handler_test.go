@@ -104,3 +104,25 @@ func TestHandle(t *testing.T) {
 		})
 	}
 }
+
+// TestHandleStopsForAGoneCaller: a review whose caller is gone is neither allowed nor refused: it ends with an
+// error no one reads, before the workers are judged.
+func TestHandleStopsForAGoneCaller(t *testing.T) {
+	v, err := gvisoradmission.NewShootValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	bad := shoot(t, gvisorWorker("b", "configFlags:\n  net-raww: \"true\"\n"))
+	for _, op := range []admissionv1.Operation{admissionv1.Create, admissionv1.Update} {
+		var old *gardencorev1beta1.Shoot
+		if op == admissionv1.Update {
+			old = shoot(t, plainWorker("b"))
+		}
+		resp := v.Handle(ctx, request(t, op, bad, old))
+		if resp.Allowed || resp.Result == nil || resp.Result.Code != http.StatusRequestTimeout {
+			t.Errorf("%s with the caller gone: allowed=%v result=%+v, want an error with code %d", op, resp.Allowed, resp.Result, http.StatusRequestTimeout)
+		}
+	}
+}

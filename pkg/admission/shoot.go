@@ -4,6 +4,7 @@
 package admission
 
 import (
+	"context"
 	"fmt"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
@@ -23,19 +24,23 @@ var workersPath = field.NewPath("spec", "provider", "workers")
 // judgement. The problems are returned at once, with the Shoot's own field path: at most v1alpha1.MaxErrors for
 // the whole Shoot, then one error counting the rest, so that the answer costs what the Shoot's size costs.
 func ValidateShoot(shoot *gardencorev1beta1.Shoot) field.ErrorList {
-	return validate(shoot, nil)
+	errs, _ := validate(context.Background(), shoot, nil) // a background context never ends
+	return errs
 }
 
 // ValidateShootUpdate checks newShoot like ValidateShoot, but only the workers whose gVisor part (CRI name and
 // gvisor providerConfigs) differs from the worker of the same name in oldShoot: what was accepted before stays
 // accepted, whatever else the update changes.
 func ValidateShootUpdate(newShoot, oldShoot *gardencorev1beta1.Shoot) field.ErrorList {
-	return validate(newShoot, oldShoot) // a nil oldShoot makes every worker count as changed
+	errs, _ := validate(context.Background(), newShoot, oldShoot) // a nil oldShoot makes every worker count as changed
+	return errs
 }
 
-func validate(shoot, old *gardencorev1beta1.Shoot) field.ErrorList {
+// validate is ValidateShootUpdate that stops, with ctx's error, at the first worker after ctx ended: the costly
+// part of a review is its workers' providerConfigs, and a review whose caller is gone is judged for no one.
+func validate(ctx context.Context, shoot, old *gardencorev1beta1.Shoot) (field.ErrorList, error) {
 	if shoot == nil {
-		return nil
+		return nil, nil
 	}
 	// One budget for the whole Shoot: its errors are listed up to v1alpha1.MaxErrors, the allowlist is named once
 	// and runsc judges each distinct flag set once, however many workers share it.
@@ -46,9 +51,12 @@ func validate(shoot, old *gardencorev1beta1.Shoot) field.ErrorList {
 		if !hasGVisor(w) || unchanged(w, before) {
 			continue
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		validateWorker(c, w, workersPath.Index(i))
 	}
-	return c.Errors(workersPath)
+	return c.Errors(workersPath), nil
 }
 
 // validateWorker checks one worker that has a gvisor container runtime (w.CRI is set), on c's budget.

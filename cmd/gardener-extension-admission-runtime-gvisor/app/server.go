@@ -47,7 +47,7 @@ func NewServer(o *Options, log logr.Logger) (*Server, error) {
 		Host: o.BindAddress, Port: o.Port, CertDir: o.CertDir, CertName: o.CertName, KeyName: o.KeyName,
 		TLSOpts: []func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 }},
 	})
-	ws.Register(gvisoradmission.WebhookPath, limitInFlight(hook, maxInFlightReviewBytes))
+	ws.Register(gvisoradmission.WebhookPath, newLanes().limitInFlight(hook))
 
 	s := &Server{log: log, webhook: ws}
 	if s.health, err = net.Listen("tcp", o.HealthBindAddress); err != nil {
