@@ -30,6 +30,7 @@ configFlags:
 // TestBadProviderConfig: a providerConfig the renderer rejects ends in lastError with ERR_CONFIGURATION_PROBLEM
 // and a message naming the field, and nothing is written: neither for a new pool nor over a working one.
 func TestBadProviderConfig(t *testing.T) {
+	t.Parallel()
 	sh := newShoot(t, "badconfig", "1.31.12")
 
 	// A new pool with a bad providerConfig: no ManagedResource at all.
@@ -89,6 +90,7 @@ func assertConfigurationProblem(t *testing.T, cr *extensionsv1alpha1.ContainerRu
 // TestTestImageTagIgnored: testImageTag from the field's extension still decodes, has no effect on the
 // installation image, and the shoot's operators are told so with a warning event.
 func TestTestImageTagIgnored(t *testing.T) {
+	t.Parallel()
 	sh := newShoot(t, "testimagetag", "1.32.8")
 	sh.createRuntime("pool", `{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration","testImageTag":"my-test-build"}`)
 	sh.waitOperation("pool", "Create", "Succeeded")

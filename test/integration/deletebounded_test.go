@@ -18,6 +18,7 @@ import (
 // --delete-wait-timeout (20s in the test stack) with a lastError that says which ManagedResource is stuck,
 // keeps the ContainerRuntime (finalizer) and finishes once the shoot lets go.
 func TestDeleteIsBounded(t *testing.T) {
+	t.Parallel()
 	sh := newShoot(t, "deletebounded", "1.32.8")
 	sh.createRuntime("a", "")
 	sh.waitOperation("a", "Create", "Succeeded")

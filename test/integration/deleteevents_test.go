@@ -27,6 +27,7 @@ const (
 // ManagedResource going) are woken by the ManagedResource's events: a few passes, not a poll, and a status write
 // only when what the ContainerRuntime reports changed.
 func TestDeleteIsEventDriven(t *testing.T) {
+	t.Parallel()
 	sh := newShoot(t, "deleteevents", "1.34.1")
 	sh.createRuntime("a", "")
 	sh.waitOperation("a", "Create", "Succeeded")

@@ -18,6 +18,7 @@ import (
 // TestEndpoints: the probes the extension chart's Deployment uses answer, metrics are served, and the heartbeat
 // Lease that gardenlet watches is renewed in the extension's namespace.
 func TestEndpoints(t *testing.T) {
+	t.Parallel()
 	s := stack(t)
 	ctx := context.Background()
 	for _, path := range []string{"/healthz", "/readyz"} {

@@ -23,6 +23,7 @@ configFlags:
 // TestFieldDebugOnlyReconciles: a ContainerRuntime with the field's extension's debug-only providerConfig reconciles
 // (it was refused before), and the runsc.toml that reaches the shoot logs where the field's extension logs.
 func TestFieldDebugOnlyReconciles(t *testing.T) {
+	t.Parallel()
 	sh := newShoot(t, "fielddebug", "1.33.4")
 	sh.createRuntime("debug", fieldDebugOnly)
 	sh.waitOperation("debug", "Create", "Succeeded")

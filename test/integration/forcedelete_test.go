@@ -22,6 +22,7 @@ import (
 // the Cluster), deleting the ContainerRuntime must not wait for the shoot: the ManagedResources are released
 // (keepObjects, the shoot's objects vanish with the cluster) and deleted, and the ContainerRuntime is gone at once.
 func TestForceDelete(t *testing.T) {
+	t.Parallel()
 	sh := newShoot(t, "forcedelete", "1.35.0")
 	sh.createRuntime("a", "")
 	sh.waitOperation("a", "Create", "Succeeded")

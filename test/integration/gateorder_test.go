@@ -29,6 +29,7 @@ import (
 // deleted. The order is read from the real kube-apiserver's audit log of what the real gardener-resource-manager
 // wrote (the ManagedResources themselves are applied in no order).
 func TestReadinessGateOrder(t *testing.T) {
+	t.Parallel()
 	sh := newShoot(t, "gateorder", "1.31.12")
 	on := sh.actuator(containerruntime.Settings{UninstallTimeout: time.Minute, Render: render.Settings{ReadinessGate: true}})
 	off := sh.actuator(containerruntime.Settings{UninstallTimeout: time.Minute})

@@ -32,6 +32,7 @@ import (
 // with the installer's termination message and the kubelet's reason; SystemComponentsHealthy False when a
 // ManagedResource is missing; "being removed" while the pool is uninstalled; and nothing left once it is gone.
 func TestHealthConditions(t *testing.T) {
+	t.Parallel()
 	sh := newShoot(t, "health", "1.33.4")
 	nodes := []string{"health-a-0", "health-a-1", "health-a-2"}
 	sh.healthCheckedPool("a", nodes...)
@@ -112,6 +113,7 @@ func TestHealthConditions(t *testing.T) {
 // TestHealthWithoutNodes: a shoot whose pool has no nodes yet gives EveryNodeReady True; one without a shoot
 // access secret gives Unknown; the controller keeps running either way.
 func TestHealthWithoutNodes(t *testing.T) {
+	t.Parallel()
 	sh := newShoot(t, "healthnonodes", "1.32.8")
 	sh.createRuntime("a", "")
 	sh.waitOperation("a", "Create", "Succeeded")

@@ -23,6 +23,7 @@ import (
 // Shoot: EveryNodeReady stays True, it is about readiness. Once the file is gone (the next report says none),
 // BinDirClean is True again.
 func TestHealthInstallerReport(t *testing.T) {
+	t.Parallel()
 	sh := newShoot(t, "healthreport", "1.33.4")
 	nodes := []string{"healthreport-a-0", "healthreport-a-1"}
 	sh.healthCheckedPool("a", nodes...)

@@ -16,6 +16,7 @@ import (
 
 // TestLifecycle walks a shoot through the life of its gVisor pools, as gardenlet drives it.
 func TestLifecycle(t *testing.T) {
+	t.Parallel()
 	sh := newShoot(t, "lifecycle", "1.34.1")
 
 	// One pool: its DaemonSet and the RuntimeClass land in the shoot, accepted by the API server.

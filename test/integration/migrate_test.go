@@ -19,6 +19,7 @@ import (
 // ManagedResources (gone, so nothing blocks the move) while the shoot keeps its RuntimeClass and DaemonSets, and
 // Restore on the "new seed" must bring the ManagedResources back, adopting the same objects, healthy.
 func TestMigrateRestore(t *testing.T) {
+	t.Parallel()
 	pools := []string{"a", "b"}
 	sh := newShoot(t, "migrate", "1.33.4")
 	for _, pool := range pools {

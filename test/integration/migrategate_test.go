@@ -37,6 +37,7 @@ import (
 // behind, the DaemonSet rolls once (gate on to off), status.state is cleared, and every node of the pool stays
 // schedulable for gVisor pods (the RuntimeClass's node selector matches it).
 func TestMigrateSwitchesGateOff(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	sh := newShoot(t, "migrategate", "1.31.12")
 	settings := containerruntime.Settings{UninstallTimeout: time.Minute, DeleteWaitTimeout: time.Minute}

@@ -42,6 +42,7 @@ import (
 // part, finalizers and status, is covered by the other tests); gardener-resource-manager and kube-apiserver are
 // the real ones.
 func TestReadinessGate(t *testing.T) {
+	t.Parallel()
 	sh := newShoot(t, "readinessgate", "1.31.12")
 	a := sh.actuator(containerruntime.Settings{UninstallTimeout: time.Minute, Render: render.Settings{ReadinessGate: true}})
 	cr := gardenerfixtures.ContainerRuntime(sh.ns, "a", nil, "")

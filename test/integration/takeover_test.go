@@ -120,6 +120,7 @@ spec:
 // obstacle), the script ConfigMap and the old ServiceAccount are deleted, the RuntimeClass becomes ours, and the old
 // mutable Secrets are garbage-collected. Nothing is left that nobody manages.
 func TestTakeover(t *testing.T) {
+	t.Parallel()
 	sh := newShoot(t, "takeover", "1.33.4")
 	ctx := context.Background()
 	sh.createOldManagedResource(containerruntime.ManagedResourceName, oldRuntimeClassChart)

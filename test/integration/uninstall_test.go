@@ -34,6 +34,7 @@ import (
 // kubelet by setting their Ready condition, which is what the DaemonSet's status (and so gardener-resource-manager's
 // health and progressing conditions, which Delete reads) is computed from.
 func TestRemoveFromPool(t *testing.T) {
+	t.Parallel()
 	sh := newShoot(t, "uninstall", "1.33.4")
 	sh.createRuntime("a", "")
 	sh.waitOperation("a", "Create", "Succeeded")
@@ -100,6 +101,7 @@ func TestRemoveFromPool(t *testing.T) {
 // nodes keep runsc. The shared stack's controller has a long bound, so this test drives an actuator with a
 // short one directly (as the library would: Delete again after each RequeueAfterError).
 func TestRemoveFromPoolTimesOut(t *testing.T) {
+	t.Parallel()
 	sh := newShoot(t, "uninstalltimeout", "1.34.1")
 	const timeout = 5 * time.Second
 	a := sh.actuator(containerruntime.Settings{UninstallTimeout: timeout})
@@ -134,6 +136,7 @@ func TestRemoveFromPoolTimesOut(t *testing.T) {
 // TestShootDeletionSkipsUninstall: when the whole shoot is being deleted its nodes go too, so Delete does not
 // roll out the uninstall and does not wait for nodes (which will never report done).
 func TestShootDeletionSkipsUninstall(t *testing.T) {
+	t.Parallel()
 	sh := newShoot(t, "shootdeletion", "1.35.0")
 	sh.createRuntime("a", "")
 	sh.waitOperation("a", "Create", "Succeeded")

@@ -13,6 +13,7 @@ import (
 // TestReconcileAcrossShootVersions creates and deletes a gvisor pool for every shoot version of our own table:
 // the API server must accept the rendered RuntimeClass and DaemonSet, and deletion must remove them.
 func TestReconcileAcrossShootVersions(t *testing.T) {
+	t.Parallel()
 	for _, version := range shootVersions {
 		t.Run(version, func(t *testing.T) {
 			sh := newShoot(t, "v"+strings.NewReplacer(".", "-").Replace(version), version)
