@@ -159,6 +159,11 @@ func startExtensionFrom(ctx context.Context, t testing.TB, n *kubenode.Node, hel
 func startExtensionWith(ctx context.Context, t testing.TB, n *kubenode.Node, helm, chart string, values map[string]any) {
 	t.Helper()
 	testutil.Must(t, e2e.PrepareSeed(ctx, n))
+	t.Cleanup(func() { // before the node's own clean-up, which logs its components' tails
+		if t.Failed() {
+			t.Logf("--- the extension's pods (log tails) ---\n%s", e2e.ExtensionLogs(context.Background(), n, 40))
+		}
+	})
 	rm, err := envtest.StartResourceManager(ctx, n.RESTConfig(), logr.Discard())
 	testutil.Must(t, err)
 	t.Cleanup(func() { _ = rm.Stop() })

@@ -8,8 +8,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/kubenode"
@@ -61,4 +65,28 @@ func InstallExtension(ctx context.Context, n *kubenode.Node, in Install) error {
 		return fmt.Errorf("helm upgrade --install %s: %w\n%s", in.Chart, err, out)
 	}
 	return nil
+}
+
+// ExtensionLogs is the tail (lines per container) of every container log of the extension's pods on seed, for a
+// failed test's output: a controller that never reconciled says why only there.
+func ExtensionLogs(ctx context.Context, seed *kubenode.Node, lines int64) string {
+	cs, err := kubernetes.NewForConfig(seed.RESTConfig())
+	if err != nil {
+		return err.Error()
+	}
+	pods, err := cs.CoreV1().Pods(ExtensionNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Sprintf("listing the pods of %s: %v", ExtensionNamespace, err)
+	}
+	var b strings.Builder
+	for _, p := range pods.Items {
+		for _, c := range p.Spec.Containers {
+			raw, err := cs.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: c.Name, TailLines: &lines}).DoRaw(ctx)
+			if err != nil {
+				raw = []byte(err.Error())
+			}
+			fmt.Fprintf(&b, "--- %s/%s (%s) ---\n%s\n", p.Name, c.Name, p.Status.Phase, raw)
+		}
+	}
+	return b.String()
 }
