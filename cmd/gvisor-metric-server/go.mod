@@ -4,6 +4,7 @@ go 1.26.5
 
 require (
 	golang.org/x/net v0.52.0
+	golang.org/x/sys v0.43.0
 	gvisor.dev/gvisor v0.0.0-20260905035102-160fafc42237
 )
 
@@ -24,7 +25,6 @@ require (
 	golang.org/x/exp v0.0.0-20250711185948-6ae5c78190dc // indirect
 	golang.org/x/mod v0.34.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
-	golang.org/x/sys v0.43.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 	gopkg.in/check.v1 v1.0.0-20201130134442-10cb98267c6c // indirect

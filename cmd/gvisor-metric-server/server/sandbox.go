@@ -33,7 +33,7 @@ const (
 	annotationContainerType = "io.kubernetes.cri.container-type"
 )
 
-// sandboxCalls are the control calls a scrape makes to a sandbox (*sandbox.Sandbox has them): the seam through which
+// sandboxCalls are the control calls a scrape makes to a sandbox (controlSocket makes them): the seam through which
 // tests stand in hung, slow, lying and vanishing sandboxes.
 type sandboxCalls interface {
 	ExportMetrics(opts control.MetricsExportOpts) (*prometheus.Snapshot, error)
@@ -62,8 +62,9 @@ type served struct {
 }
 
 // load reads sandbox id's state under root and builds its verifier from the metric registration the sandbox
-// declared at creation. It returns errNotOurs for a sandbox that did not request address.
-func load(root, address, id string) (*served, error) {
+// declared at creation; its control calls go through a controlSocket with timeout and budget. It returns errNotOurs
+// for a sandbox that did not request address.
+func load(root, address, id string, timeout time.Duration, budget *answerBudget) (*served, error) {
 	conts, err := container.LoadSandbox(root, id, container.LoadOpts{TryLock: container.TryAcquire})
 	if err != nil {
 		return nil, fmt.Errorf("loading the state of sandbox %s: %w", id, err)
@@ -103,7 +104,8 @@ func load(root, address, id string) (*served, error) {
 		conts, err := container.LoadSandbox(root, id, container.LoadOpts{TryLock: container.TryAcquire})
 		return names(conts), err
 	}
-	return &served{id: id, pid: func() int { return sb.Pid.Load() }, calls: sb, labels: labels, created: rootCont.CreatedAt,
+	calls := &controlSocket{path: sb.GetControlSocketPath, timeout: timeout, budget: budget}
+	return &served{id: id, pid: func() int { return sb.Pid.Load() }, calls: calls, labels: labels, created: rootCont.CreatedAt,
 		metadata: metadata(sb.MetricMetadata), containers: names(conts), reloadNames: reload, verify: v.Verify, cleanup: cleanup}, nil
 }
 

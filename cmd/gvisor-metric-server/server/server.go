@@ -41,6 +41,7 @@ type Server struct {
 	// waiting for it gives up with its request.
 	lock     chan struct{}
 	lockOnce sync.Once
+	budget   *answerBudget      // what the sandboxes' answers in flight may hold (MaxAnswersInFlightBytes)
 	served   map[string]*served // by sandbox ID
 	skipped  map[string]bool    // sandbox IDs that did not request this server
 }
@@ -125,7 +126,7 @@ func (s *Server) exportAll(ctx context.Context) []exported {
 
 // acquire takes the scrape lock, or gives up with ctx: a request that is gone starts no work.
 func (s *Server) acquire(ctx context.Context) error {
-	s.lockOnce.Do(func() { s.lock = make(chan struct{}, 1) })
+	s.lockOnce.Do(func() { s.lock, s.budget = make(chan struct{}, 1), newAnswerBudget() })
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("scrape abandoned before it began: %w", err)
 	}
@@ -176,7 +177,7 @@ func (s *Server) refresh() error {
 		if s.served[id] != nil || s.skipped[id] {
 			continue
 		}
-		sb, err := load(s.Root, s.Address, id)
+		sb, err := load(s.Root, s.Address, id, s.timeout(), s.budget)
 		switch {
 		case errors.Is(err, errNotOurs):
 			s.skipped[id] = true

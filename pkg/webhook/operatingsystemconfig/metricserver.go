@@ -50,15 +50,15 @@ func appendMetricServerUnit(units []extensionsv1alpha1.Unit, binDir string, shoo
 // root and --metric-server, listening on the node's render.MetricServerPort (no pod here: the shoot's Prometheus
 // reaches it through the API server's node proxy, /api/v1/nodes/<node>:9474/proxy/metrics). node-agent restarts it
 // when its binary changes (FilePaths) and removes it with our other units and files when gVisor or sandbox metrics
-// leave the pool. Root without capabilities and with the file system read-only: it reads the sandboxes' state files
-// and connects to their control sockets (root's, under the runsc root) and writes nothing. Restart=always: a crash
-// must not end the metrics for good; the sandboxes keep their registration, so the restarted server serves them
-// again. MemoryMax as the container's limit. It answers the node itself and peers (metricServerPeers) only: the
-// kernel drops every other address's packets for the unit's sockets (systemd's IPAddressDeny/IPAddressAllow, cgroup
-// BPF).
+// leave the pool. Restart=always: a crash must not end the metrics for good; the sandboxes keep their registration,
+// so the restarted server serves them again. MemoryMax as the container's limit. It answers the node itself and
+// peers (metricServerPeers) only: the kernel drops every other address's packets for the unit's sockets (systemd's
+// IPAddressDeny/IPAddressAllow, cgroup BPF).
+//
+// It runs as root, the owner of the sandboxes' control sockets, and with nothing else (metricServerConfinement).
 func metricServerUnit(binDir string, peers []string) extensionsv1alpha1.Unit {
 	bin := path.Join(binDir, MetricServerBinary)
-	content := strings.Join([]string{
+	lines := []string{
 		"[Unit]",
 		"Description=gVisor metric server: metrics of the node's gVisor sandboxes (gardener-extension-runtime-gvisor)",
 		"After=containerd.service",
@@ -69,18 +69,17 @@ func metricServerUnit(binDir string, peers []string) extensionsv1alpha1.Unit {
 		"Restart=always",
 		"RestartSec=5",
 		"MemoryMax=128M",
-		"CapabilityBoundingSet=",
-		"NoNewPrivileges=yes",
-		"ProtectSystem=strict",
-		"ProtectHome=yes",
-		"PrivateTmp=yes",
+	}
+	lines = append(lines, metricServerConfinement...)
+	lines = append(lines,
 		"IPAddressDeny=any",
-		"IPAddressAllow=" + strings.Join(append([]string{"localhost"}, peers...), " "),
+		"IPAddressAllow="+strings.Join(append([]string{"localhost"}, peers...), " "),
 		"",
 		"[Install]",
 		"WantedBy=multi-user.target",
 		"",
-	}, "\n")
+	)
+	content := strings.Join(lines, "\n")
 	return extensionsv1alpha1.Unit{
 		Name:      MetricServerUnitName,
 		Command:   ptr.To(extensionsv1alpha1.CommandStart),
