@@ -63,6 +63,11 @@ func checkCommandLine(args []string, stderr io.Writer) error {
 			return parseFailure(cmd, code)
 		}
 		return nil
+	case "keep-debug-logs":
+		if k, code := parseKeepDebugLogs(args[1:], stderr); k == nil {
+			return parseFailure(cmd, code)
+		}
+		return nil
 	}
 	return fmt.Errorf("%q runs nothing: %s", args[0], usage)
 }

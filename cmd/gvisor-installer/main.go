@@ -10,6 +10,7 @@
 //	gvisor-installer ready     --ready-file FILE (readiness probe: exit 0 iff FILE exists)
 //	gvisor-installer prove     [--host-root DIR] [--bin-dir PATH] [--runsc-config FILE] [--activate] (the sandbox proof; with --activate the OSC mode's oneshot unit: prove.go)
 //	gvisor-installer deactivate [--host-root DIR] [--bin-dir PATH] [--unless-enabled UNIT] (the OSC mode's removal of the release layout: deactivate.go)
+//	gvisor-installer keep-debug-logs --dir DIR [--budget BYTES] [--interval DUR] [--max-idle DUR] (runsc's debug logs held to a budget: keepdebuglogs.go)
 //
 // With --idle (DaemonSet mode) install and uninstall write --ready-file after succeeding and then wait for
 // SIGTERM/SIGINT, so the pod is Ready exactly when this node is done; a failure exits (the kubelet retries).
@@ -53,7 +54,7 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usage = `usage: gvisor-installer install|uninstall|plan|ready|prove|deactivate [flags]; gvisor-installer <command> -h lists the flags`
+const usage = `usage: gvisor-installer install|uninstall|plan|ready|prove|deactivate|keep-debug-logs [flags]; gvisor-installer <command> -h lists the flags`
 
 // run is main without process globals, so tests drive the real command line.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -70,6 +71,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runProve(ctx, args[1:], stdout, stderr)
 	case "deactivate":
 		return runDeactivate(ctx, args[1:], stdout, stderr)
+	case "keep-debug-logs":
+		return runKeepDebugLogs(ctx, args[1:], stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, versionString())
 		return 0

@@ -38,6 +38,8 @@ type installationChartValues struct {
 	// ReleaseSums are the checksum anchor (install mode): architecture -> SHA512SUMS text.
 	ReleaseSums    map[string]string `json:"releaseSums,omitempty"`
 	SandboxMetrics bool              `json:"sandboxMetrics"`
+	// DebugLogs is NodeConfig.DebugLogs (install mode).
+	DebugLogs bool `json:"debugLogs"`
 }
 
 // installationChart is the chart's values for valid values v and, in install mode, the pool's node configuration
@@ -69,6 +71,7 @@ func installationChart(v InstallationValues, node *NodeConfig) installationChart
 		c.RunscToml = string(node.RunscConfig)
 		c.NVProxy = node.NVProxy
 		c.ReleaseSums = node.ReleaseSums
+		c.DebugLogs = node.DebugLogs
 	}
 	return c
 }

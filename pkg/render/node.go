@@ -29,10 +29,17 @@ type NodeConfig struct {
 	// nodes with NVIDIA devices have their driver judged by the GPU pre-flight and turn runsc's nvproxy on when it
 	// passes. RunscConfig never has nvproxy itself: each node decides it for its own driver.
 	NVProxy bool
+	// DebugLogs is whether the pool's runsc flags write debug logs (RunscConfig has debug-log: the pool's debug,
+	// strace or debug-log): its nodes then run the keeper that holds them to a budget (pkg/installer/debuglogs).
+	DebugLogs bool
 	// ReleaseSums is the checksum anchor of the gVisor release in Image: architecture -> SHA512SUMS text, for the
 	// pool's architecture only, or for every architecture when the pool's is unknown.
 	ReleaseSums map[string]string
 }
+
+// DebugLogsContainer is the installation pods' container that holds the node's runsc debug logs to their budget
+// (NodeConfig.DebugLogs).
+const DebugLogsContainer = "debug-logs"
 
 // nodeConfig is what install-mode values v give the pool's nodes. It is the one place the runsc flags get their
 // defaults (v1alpha1.WithDefaults, through runscconfig.Flags).
@@ -45,10 +52,13 @@ func (r *Renderer) nodeConfig(v InstallationValues) (*NodeConfig, error) {
 	if err != nil {
 		return nil, err
 	}
+	flags := runscconfig.Flags(v.ConfigFlags, runscconfig.Options{SandboxMetrics: v.SandboxMetrics})
+	_, debugLogs := flags[runscconfig.DebugLogFlag]
 	return &NodeConfig{
 		Image:          image,
-		RunscConfig:    runscconfig.Table(runscconfig.Flags(v.ConfigFlags, runscconfig.Options{SandboxMetrics: v.SandboxMetrics})),
+		RunscConfig:    runscconfig.Table(flags),
 		SandboxMetrics: v.SandboxMetrics,
+		DebugLogs:      debugLogs,
 		NVProxy:        runscconfig.NVProxy(v.ConfigFlags),
 		ReleaseSums:    sums,
 	}, nil

@@ -20,8 +20,8 @@ import (
 )
 
 // TestNodeConfigIsTheSameInBothModes: what a pool's nodes get (image, runsc.toml's flags table, sandbox metrics,
-// release sums) does not depend on the delivery mode, and in the DaemonSet mode it is exactly what the installation
-// chart carries: the ConfigMap's runsc.toml and SHA512SUMS, the installer's image, the metric server container.
+// the debug logs' keeper, release sums) does not depend on the delivery mode, and in the DaemonSet mode it is exactly what the installation
+// chart carries: the ConfigMap's runsc.toml and SHA512SUMS, the installer's image, the metric server and debug-logs containers.
 func TestNodeConfigIsTheSameInBothModes(t *testing.T) {
 	r := newRenderer(t, "v0.1.0-dev", "")
 	in := func() render.ShootInput {
@@ -45,8 +45,8 @@ func TestNodeConfigIsTheSameInBothModes(t *testing.T) {
 		t.Errorf("the OSC mode's nodes get something else (-DaemonSet +OSC):\n%s", diff)
 	}
 	want := "[runsc_config]\n  debug = \"true\"\n  debug-log = \"" + v1alpha1.DefaultDebugLog + "\"\n  metric-server = \"" + runscconfig.MetricServerAddress + "\"\n  net-raw = \"true\"\n"
-	if string(node.RunscConfig) != want || !node.SandboxMetrics || !node.NVProxy || len(node.ReleaseSums) != 1 || node.ReleaseSums["arm64"] == "" {
-		t.Errorf("Node = %+v, want runsc.toml %q, sandbox metrics, GPU nodes checked and arm64's sums only", node, want)
+	if string(node.RunscConfig) != want || !node.SandboxMetrics || !node.DebugLogs || !node.NVProxy || len(node.ReleaseSums) != 1 || node.ReleaseSums["arm64"] == "" {
+		t.Errorf("Node = %+v, want runsc.toml %q, sandbox metrics, the debug logs' keeper, GPU nodes checked and arm64's sums only", node, want)
 	}
 	var carried render.NodeConfig
 	for _, o := range ds.Pools[0].Installation.Objects() {
@@ -59,6 +59,7 @@ func TestNodeConfigIsTheSameInBothModes(t *testing.T) {
 			carried.NVProxy = slices.Contains(x.Spec.Template.Spec.InitContainers[0].Command, "--nvproxy-preflight-image="+carried.Image)
 			for _, c := range x.Spec.Template.Spec.Containers {
 				carried.SandboxMetrics = carried.SandboxMetrics || c.Name == render.MetricServerContainer
+				carried.DebugLogs = carried.DebugLogs || c.Name == render.DebugLogsContainer
 			}
 		}
 	}

@@ -26,6 +26,9 @@ const (
 	MetricServerAddress = "/run/gvisor-metric-server.sock"
 	// metricServerFlag is runsc's flag that MetricServerAddress is the value of.
 	metricServerFlag = "metric-server"
+	// DebugLogFlag is runsc's flag naming where it writes its debug logs (the pool's, or v1alpha1.DefaultDebugLog for
+	// debug and strace): a pool whose flags have it writes logs its nodes must hold to a budget.
+	DebugLogFlag = "debug-log"
 )
 
 // Empty is the table without flags: what the installer installs when it is given none, since the shim needs the

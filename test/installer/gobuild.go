@@ -100,3 +100,17 @@ func ownModule(t testing.TB, command string) string {
 	}
 	return out
 }
+
+// Installer builds cmd/gvisor-installer as the image build does (static, stripped) and returns the binary's path.
+func Installer(t testing.TB) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	out := filepath.Join(t.TempDir(), "gvisor-installer")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out, "./cmd/gvisor-installer")
+	cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building gvisor-installer: %v\n%s", err, b)
+	}
+	return out
+}

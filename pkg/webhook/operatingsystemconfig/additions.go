@@ -164,6 +164,9 @@ func (e *Ensurer) additions(pr *poolRuntime) (*Additions, error) {
 			return nil, err
 		}
 	}
+	if node.DebugLogs {
+		add.Units = append(add.Units, debugLogsUnit(binDir))
+	}
 	return add, nil
 }
 

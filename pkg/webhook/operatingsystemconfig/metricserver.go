@@ -70,7 +70,7 @@ func metricServerUnit(binDir string, peers []string) extensionsv1alpha1.Unit {
 		"RestartSec=5",
 		"MemoryMax=128M",
 	}
-	lines = append(lines, metricServerConfinement...)
+	lines = append(lines, metricServerConfinement()...)
 	lines = append(lines,
 		"IPAddressDeny=any",
 		"IPAddressAllow="+strings.Join(append([]string{"localhost"}, peers...), " "),
