@@ -121,4 +121,3 @@ func waitRestarted(t testing.TB, sd *systemd, unit string, old int) int {
 		time.Sleep(200 * time.Millisecond)
 	}
 }
-

@@ -37,7 +37,9 @@ const (
 // pod stops the directory is under the budget.
 func TestStraceLogsStayWithinTheirBudget(t *testing.T) {
 	s := newSuite(t)
-	newest := func(c installertest.Containerd) bool { return strings.HasPrefix(c.Version, supported[len(supported)-1]+".") }
+	newest := func(c installertest.Containerd) bool {
+		return strings.HasPrefix(c.Version, supported[len(supported)-1]+".")
+	}
 	s.releases(t, newest, func(t *testing.T, c installertest.Containerd) {
 		logDir := filepath.Join(t.TempDir(), "runsc-logs")
 		n := s.newNode(t, c, nodetest.Config{}, fmt.Sprintf("[runsc_config]\n  debug-log = %q\n  strace = \"true\"\n", logDir+"/%ID%/gvisor-%COMMAND%.log"))
