@@ -41,6 +41,11 @@ func TestMetricServerContract(t *testing.T) {
 		if o.address != string(m[1]) {
 			t.Errorf("%s: --metric-server %q, but runsc.toml's metric-server is %q: the server would serve none of the pool's sandboxes", golden, o.address, m[1])
 		}
+		// Per-pod series only where a NetworkPolicy keeps every pod but Gardener's VPN out (the DaemonSet mode's pod);
+		// the OSC mode's server listens on the node's port, which every pod of the shoot reaches.
+		if wantPerPod := golden == daemonSetGolden; o.perPod != wantPerPod {
+			t.Errorf("%s: --per-pod is %v, want %v", golden, o.perPod, wantPerPod)
+		}
 		if !strings.HasPrefix(o.listen, ":") || !strings.HasSuffix(o.root, "/run/containerd/runsc/k8s.io") {
 			t.Errorf("%s: --listen %q --root %q: want a TCP port and the shim's runsc root of the k8s.io namespace", golden, o.listen, o.root)
 		}
@@ -62,6 +67,9 @@ func containerCommand(t *testing.T, golden string) []string {
 		}
 		var args []string
 		for _, a := range lines[i+1:] {
+			if strings.HasPrefix(strings.TrimSpace(a), "#") {
+				continue // a comment between the arguments
+			}
 			arg, ok := strings.CutPrefix(strings.TrimSpace(a), "- --")
 			if !ok {
 				break

@@ -3,12 +3,13 @@
 
 // Command gvisor-metric-server serves the Prometheus metrics of the gVisor sandboxes on a node (package server):
 //
-//	gvisor-metric-server --root DIR --metric-server ADDR [--listen ADDR] [--exporter-prefix runsc_]
+//	gvisor-metric-server --root DIR --metric-server ADDR [--listen ADDR] [--per-pod] [--exporter-prefix runsc_]
 //
 // --metric-server is the value of runsc's metric-server flag in the node's runsc.toml; only sandboxes created with
 // exactly that value are served. The server listens on it too unless --listen names another address (tests, or a
 // node where the flag names a path the scraper cannot reach). An address is host:port, :port or an absolute path
-// (a Unix socket), as runsc's flag allows. /metrics is the endpoint; SIGTERM and SIGINT stop the server.
+// (a Unix socket), as runsc's flag allows. /metrics is the endpoint; SIGTERM and SIGINT stop the server. Only with
+// --per-pod does it name pods and namespaces: where every pod of the cluster reaches it, it serves the node's sums.
 //
 // It is its own Go module: it links runsc's container and sandbox packages, which need the exact dependency
 // versions of the pinned gVisor module (its OCI runtime-spec), not the extension's newer ones.
@@ -49,7 +50,7 @@ func main() {
 type options struct {
 	root, address, listen, prefix string
 	timeout                       time.Duration
-	showVersion                   bool
+	perPod, showVersion           bool
 }
 
 // parseFlags parses args and completes the options: --metric-server is required (unless --version), with
@@ -63,6 +64,8 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.listen, "listen", "", "address to listen on (default: --metric-server)")
 	fs.StringVar(&o.prefix, "exporter-prefix", "runsc_", "prefix of every metric name")
 	fs.DurationVar(&o.timeout, "sandbox-timeout", server.DefaultTimeout, "how long one sandbox may take to answer a scrape")
+	fs.BoolVar(&o.perPod, "per-pod", false, "serve each sandbox's series, labelled with its pod and namespace; without it only the node's sums "+
+		"(for a server that every pod of the cluster can reach)")
 	fs.BoolVar(&o.showVersion, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -96,7 +99,7 @@ func run(args []string) error {
 	// node's logs.
 	gvisorlog.SetLevel(gvisorlog.Warning)
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	srv := &server.Server{Root: o.root, Address: o.address, Prefix: o.prefix, Timeout: o.timeout, Logger: log}
+	srv := &server.Server{Root: o.root, Address: o.address, Prefix: o.prefix, Timeout: o.timeout, PerPod: o.perPod, Logger: log}
 	l, err := listenOn(o.listen)
 	if err != nil {
 		return err
@@ -113,7 +116,7 @@ func run(args []string) error {
 		defer cancel()
 		_ = hs.Shutdown(sctx)
 	}()
-	log.Info("serving gVisor sandbox metrics", "version", version, "listen", l.Addr().String(), "root", o.root, "metric-server", o.address)
+	log.Info("serving gVisor sandbox metrics", "version", version, "listen", l.Addr().String(), "root", o.root, "metric-server", o.address, "per-pod", o.perPod)
 	if err := hs.Serve(l); err != nil && err != http.ErrServerClosed {
 		return fmt.Errorf("serving on %s: %w", o.listen, err)
 	}

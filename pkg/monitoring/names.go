@@ -38,10 +38,12 @@ const (
 )
 
 // ScrapedMetrics are the metric server's series the scrape keeps: what the rules and the dashboard use, per sandbox
-// and per node. runsc's own per-sandbox metrics (runsc_fs_*, runsc_netstack_*, ...) are dropped: dozens of series per
+// and per node (the node's sums are all the OperatingSystemConfig mode's server says). runsc's own per-sandbox metrics (runsc_fs_*, runsc_netstack_*, ...) are dropped: dozens of series per
 // pod that no rule reads.
 var ScrapedMetrics = []string{
 	"runsc_container_cpu_usage_seconds_total",
+	"runsc_node_sandbox_memory_usage_bytes",
+	"runsc_node_sandboxes",
 	"runsc_num_sandboxes_broken_metrics",
 	"runsc_num_sandboxes_running",
 	"runsc_sandbox_creation_time_seconds",

@@ -68,7 +68,7 @@ func TestSandboxMetricsInstallation(t *testing.T) {
 func checkMetricServer(t *testing.T, spec corev1.PodSpec, c corev1.Container) {
 	t.Helper()
 	want := []string{"/gvisor-metric-server", "--root=/host" + render.RunscRoot, "--metric-server=" + runscconfig.MetricServerAddress,
-		"--listen=:" + strconv.Itoa(render.MetricServerPort)}
+		"--listen=:" + strconv.Itoa(render.MetricServerPort), "--per-pod"}
 	if !slices.Equal(c.Command, want) || c.Image != spec.Containers[0].Image {
 		t.Errorf("metric server command %v image %s, want %v in the installation image", c.Command, c.Image, want)
 	}

@@ -8,12 +8,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 
@@ -41,10 +45,11 @@ func vmShootNetworks(t *testing.T, shoot *e2e.Shoot) {
 	testutil.Must(t, err)
 }
 
-// metricServerOnlyForTheShoot checks the OSC mode's metric server unit on the node's real systemd: it serves the
-// gVisor pod's sandbox metrics to the node itself, and its address restriction (the shoot's node and pod networks)
-// makes the kernel drop a connection from outside the shoot, while the kubelet's port, forwarded the same way,
-// answers.
+// metricServerOnlyForTheShoot checks the OSC mode's metric server unit on the node's real systemd: every pod of
+// the shoot reaches it on the node's port, so it serves the node's sums and names no pod: the node itself and a
+// tenant's pod in another namespace read the node's gVisor memory and sandbox count, and neither the shoot owner's
+// pod nor its namespace. Its address restriction (the shoot's node and pod networks) makes the kernel drop a
+// connection from outside the shoot, while the kubelet's port, forwarded the same way, answers.
 func (o *oscModeNode) metricServerOnlyForTheShoot(ctx context.Context, t *testing.T, app *corev1.Pod) {
 	t.Helper()
 	restriction := o.run(ctx, t, "systemctl show -p IPAddressAllow -p IPAddressDeny --value "+oscwebhook.MetricServerUnitName)
@@ -54,18 +59,26 @@ func (o *oscModeNode) metricServerOnlyForTheShoot(ctx context.Context, t *testin
 		}
 	}
 	var scrape string
-	err := e2e.Poll(ctx, o.vm.Bound(time.Minute), 2*time.Second, "the metric server answering the node with the gVisor pod's sandbox", func() error {
+	err := e2e.Poll(ctx, o.vm.Bound(time.Minute), 2*time.Second, "the metric server answering the node with the gVisor pod's sandbox in its sums", func() error {
 		out, err := o.vm.Run(ctx, fmt.Sprintf(`exec 3<>/dev/tcp/127.0.0.1/%d
 printf 'GET /metrics HTTP/1.0\r\nHost: node\r\n\r\n' >&3
-cat <&3 | grep '^runsc_sandbox_memory_usage_bytes' || true`, render.MetricServerPort))
+cat <&3 | grep '^runsc_' || true`, render.MetricServerPort))
 		if err != nil {
 			return err
 		}
-		if scrape = out; !strings.Contains(out, `pod_name="`+app.Name+`"`) {
-			return fmt.Errorf("no sandbox memory of pod %s: %q", app.Name, out)
+		scrape = out
+		if !strings.Contains(out, "runsc_node_sandbox_memory_usage_bytes ") || strings.Contains(out, "runsc_node_sandbox_memory_usage_bytes 0") {
+			return fmt.Errorf("no gVisor memory of the node's sandboxes: %q", out)
 		}
 		return nil
 	})
+	testutil.Must(t, err)
+	for _, leak := range []string{"pod_name=", "namespace_name=", `="` + app.Name + `"`, `="` + app.Namespace + `"`} {
+		if strings.Contains(scrape, leak) {
+			t.Errorf("the OSC mode's metric server names %q to whoever reaches the node's port:\n%s", leak, scrape)
+		}
+	}
+	o.tenantReadsOnlySums(ctx, t, app)
 	testutil.Must(t, err)
 	dial := func(port int) error {
 		dctx, cancel := context.WithTimeout(ctx, refusedDialWait)
@@ -89,4 +102,44 @@ cat <&3 | grep '^runsc_sandbox_memory_usage_bytes' || true`, render.MetricServer
 		t.Errorf("the metric server answered a connection from outside the shoot's networks (%s allows %s)", oscwebhook.MetricServerUnitName, restriction)
 	}
 	t.Logf("metric server on the node: %s; from outside the shoot's networks: refused", strings.SplitN(scrape, "\n", 2)[0])
+}
+
+// tenantReadsOnlySums runs a pod of another tenant (its own namespace, a gVisor pod like the shoot owner's) on the
+// node that reads the node's metric server as often as it likes: it is answered, with the node's sums, and never
+// with the shoot owner's pod or namespace.
+func (o *oscModeNode) tenantReadsOnlySums(ctx context.Context, t *testing.T, app *corev1.Pod) {
+	t.Helper()
+	c := o.seed.Client()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "tenant-b"}}
+	testutil.Must(t, c.Create(ctx, ns))
+	tenant := e2e.ShootOwnerPod(ns.Name, "tenant-gvisor", new("gvisor"))
+	tenant.Spec.NodeName = vmNodeName
+	// busybox's nc: the whole answer within 3 s; "leaked" if it names the owner's pod or namespace, "sums" if it
+	// has the node's sums and nothing else of a pod.
+	tenant.Spec.Containers[0].Command = []string{"sh", "-c", fmt.Sprintf(`while true; do
+r=$(printf 'GET /metrics HTTP/1.0\r\n\r\n' | nc -w 3 %s %d 2>/dev/null)
+if echo "$r" | grep -q -e 'pod_name=' -e 'namespace_name=' -e '="%s"' -e '="%s"'; then echo leaked
+elif echo "$r" | grep -q '^runsc_node_sandboxes'; then echo sums; else echo nothing; fi
+sleep 2; done`, vmnode.GuestIP, render.MetricServerPort, app.Name, app.Namespace)}
+	defer func() {
+		for _, obj := range []client.Object{tenant, ns} {
+			_ = c.Delete(context.Background(), obj)
+		}
+	}()
+	_, err := e2e.RunPod(ctx, o.seed, tenant, "sums", o.vm.Bound(5*time.Minute))
+	testutil.Must(t, err)
+	cs, err := kubernetes.NewForConfig(o.seed.RESTConfig())
+	testutil.Must(t, err)
+	err = e2e.Poll(ctx, o.vm.Bound(time.Minute), 2*time.Second, "the tenant's reads of the node's metric server", func() error {
+		log, err := cs.CoreV1().Pods(tenant.Namespace).GetLogs(tenant.Name, &corev1.PodLogOptions{TailLines: new(int64(3))}).DoRaw(ctx)
+		if err != nil {
+			return err
+		}
+		if lines := strings.Fields(string(log)); len(lines) < 3 || slices.ContainsFunc(lines, func(l string) bool { return l != "sums" }) {
+			return fmt.Errorf("%s/%s's last reads: %v, want sums only", tenant.Namespace, tenant.Name, lines)
+		}
+		return nil
+	})
+	testutil.Must(t, err)
+	t.Logf("a tenant's gVisor pod in %s reads the node's metric server: the node's sums, no pod or namespace", ns.Name)
 }

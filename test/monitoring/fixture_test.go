@@ -85,8 +85,9 @@ func (s *suite) startMetricServer(t testing.TB, n *node, flag string) *metricSer
 	t.Helper()
 	addr := freePort(t)
 	ms := &metricServer{addr: addr, log: &bytes.Buffer{}}
-	// A short sandbox timeout: the tests make a sandbox hang and want the next scrape to say so quickly.
-	ms.cmd = exec.Command(s.metricServer, "--root", n.HostPath(runscRoot), "--metric-server", flag, "--listen", addr, "--sandbox-timeout", "1s")
+	// A short sandbox timeout: the tests make a sandbox hang and want the next scrape to say so quickly. Per pod, as
+	// the DaemonSet mode runs it (the series the per-pod rules and panels read).
+	ms.cmd = exec.Command(s.metricServer, "--root", n.HostPath(runscRoot), "--metric-server", flag, "--listen", addr, "--sandbox-timeout", "1s", "--per-pod")
 	ms.cmd.Stdout, ms.cmd.Stderr = ms.log, ms.log
 	if err := ms.cmd.Start(); err != nil {
 		t.Fatalf("starting the metric server: %v", err)

@@ -43,7 +43,7 @@ func assertConfined(t testing.TB, sd *systemd, unit string, memoryMax int, runDi
 	// /run/systemd/incoming, where it would propagate mounts into the namespace, is the one other entry.
 	run := fmt.Sprintf("/proc/%d/root/run", pid)
 	var seen []string
-	err = filepath.WalkDir(run, func(p string, d os.DirEntry, err error) error {
+	err = filepath.WalkDir(run, func(p string, _ os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

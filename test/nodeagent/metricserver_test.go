@@ -89,15 +89,15 @@ func TestNodeAgentMetricServer(t *testing.T) {
 	cs := cl.cs
 	pod, _ := n.GVisorPod(t, true) // host network: node-agent's config names the node's CNI dir, which the harness does not fill
 	path := nodeMetricsPath(t, metricServerNode)
-	memory := scrapeSandbox(t, cs, sd, unit.Name, path, pod.ID)
-	t.Logf("through the node proxy %s: the pod's sandbox uses %d bytes", path, int64(memory))
-	checkNodesPrometheus(t, cl, pod, memory)
+	memory := scrapeNode(t, cs, sd, unit.Name, path, pod)
+	t.Logf("through the node proxy %s: the node's gVisor sandboxes use %d bytes", path, int64(memory))
+	checkNodesPrometheus(t, cl, memory)
 
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	restarted := waitRestarted(t, sd, unit.Name, pid)
-	scrapeSandbox(t, cs, sd, unit.Name, path, pod.ID)
+	scrapeNode(t, cs, sd, unit.Name, path, pod)
 	t.Logf("systemd restarted the killed server (PID %d, now %d); it serves the sandbox again", pid, restarted)
 }
 
@@ -178,7 +178,7 @@ func startCluster(t testing.TB) *cluster {
 // the OSC mode's ScrapeConfigs and PrometheusRule) in the machine's network: its node discovery finds the Node
 // through kube-apiserver:443, the nodes' ScrapeConfig sends the scrape through the node proxy to the systemd unit,
 // and the recording rule gives the pod's memory as the sandbox reports it (memory, scraped a moment before).
-func checkNodesPrometheus(t testing.TB, cl *cluster, pod *nodetest.Pod, memory float64) {
+func checkNodesPrometheus(t testing.TB, cl *cluster, memory float64) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -201,7 +201,7 @@ func checkNodesPrometheus(t testing.TB, cl *cluster, pod *nodetest.Pod, memory f
 		}
 	})
 	want := "https://kube-apiserver:443" + nodeMetricsPath(t, metricServerNode)
-	query := fmt.Sprintf(`namespace_pod:gvisor_sandbox_memory_usage_bytes:sum{namespace=%q,pod=%q}`, pod.Config.Metadata.Namespace, pod.Config.Metadata.Name)
+	query := fmt.Sprintf(`node:gvisor_sandbox_memory_usage_bytes:sum{node=%q}`, metricServerNode)
 	var got []shootprometheus.Sample
 	deadline := time.Now().Add(time.Minute)
 	for {
@@ -223,9 +223,9 @@ func checkNodesPrometheus(t testing.TB, cl *cluster, pod *nodetest.Pod, memory f
 		time.Sleep(time.Second)
 	}
 	if diff := got[0].Float() - memory; diff > 1<<20 || diff < -(1<<20) {
-		t.Errorf("the recording rule says %.0f bytes, the sandbox said %.0f a moment before: more than 1 MiB apart", got[0].Float(), memory)
+		t.Errorf("the recording rule says %.0f bytes, the node's server said %.0f a moment before: more than 1 MiB apart", got[0].Float(), memory)
 	}
-	t.Logf("a real Prometheus (node discovery, node proxy) records the pod's memory: %.0f bytes (scraped directly: %.0f)", got[0].Float(), memory)
+	t.Logf("a real Prometheus (node discovery, node proxy) records the node's gVisor memory: %.0f bytes (scraped directly: %.0f)", got[0].Float(), memory)
 }
 
 // machineIP is the machine's first non-loopback IPv4 address (where a server listening on :port is reachable).
@@ -265,7 +265,7 @@ func nodeMetricsPath(t testing.TB, node string) string {
 
 // scrapeSandbox scrapes path through the API server until the sandbox's memory series is there (bounded) and
 // returns its value.
-func scrapeSandbox(t testing.TB, cs *kubernetes.Clientset, sd *systemd, unit, path, sandbox string) float64 {
+func scrapeNode(t testing.TB, cs *kubernetes.Clientset, sd *systemd, unit, path string, pod *nodetest.Pod) float64 {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
@@ -274,11 +274,13 @@ func scrapeSandbox(t testing.TB, cs *kubernetes.Clientset, sd *systemd, unit, pa
 		cancel()
 		var last string
 		if err == nil {
-			v, found, perr := sandboxMemory(raw, sandbox)
+			v, found, perr := nodeMemory(raw)
 			switch {
 			case perr != nil:
 				t.Fatalf("the scrape through %s does not parse: %v\n%s", path, perr, raw)
-			case found:
+			case bytes.Contains(raw, []byte("pod_name=")) || bytes.Contains(raw, []byte(pod.ID)) || bytes.Contains(raw, []byte(`="`+pod.Config.Metadata.Name+`"`)):
+				t.Fatalf("the OSC mode's metric server names the pod (it serves every pod of the shoot):\n%s", raw)
+			case found && v > 0:
 				return v
 			}
 			last = string(raw)
@@ -286,32 +288,28 @@ func scrapeSandbox(t testing.TB, cs *kubernetes.Clientset, sd *systemd, unit, pa
 			last = fmt.Sprintf("%v: %s", err, raw)
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no runsc_sandbox_memory_usage_bytes of sandbox %s through %s within a minute; last answer:\n%s\n%s", sandbox, path, last, sd.journal(t, unit))
+			t.Fatalf("no runsc_node_sandbox_memory_usage_bytes above 0 through %s within a minute; last answer:\n%s\n%s", path, last, sd.journal(t, unit))
 		}
 		time.Sleep(time.Second)
 	}
 }
 
-// sandboxMemory parses a scrape and returns the sandbox's runsc_sandbox_memory_usage_bytes.
-func sandboxMemory(raw []byte, sandbox string) (float64, bool, error) {
+// nodeMemory parses a scrape and returns the node's runsc_node_sandbox_memory_usage_bytes.
+func nodeMemory(raw []byte) (float64, bool, error) {
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	families, err := parser.TextToMetricFamilies(bytes.NewReader(raw))
 	if err != nil {
 		return 0, false, err
 	}
-	f, ok := families["runsc_sandbox_memory_usage_bytes"]
-	if !ok {
+	f, ok := families["runsc_node_sandbox_memory_usage_bytes"]
+	if !ok || len(f.GetMetric()) != 1 {
 		return 0, false, nil
 	}
-	for _, m := range f.GetMetric() {
-		if label(m, "sandbox") == sandbox {
-			if g := m.GetGauge(); g != nil {
-				return g.GetValue(), true, nil
-			}
-			return m.GetUntyped().GetValue(), true, nil
-		}
+	m := f.GetMetric()[0]
+	if g := m.GetGauge(); g != nil {
+		return g.GetValue(), true, nil
 	}
-	return 0, false, nil
+	return m.GetUntyped().GetValue(), true, nil
 }
 
 func label(m *dto.Metric, name string) string {

@@ -198,7 +198,7 @@ func TestAnswersInFlightShareTheNodesBudget(t *testing.T) {
 // TestHostileSandboxCostsOnlyItsOwnSeries: in a scrape over gVisor's control server and a sandbox answering without
 // end, the honest sandbox's series are served and the hostile one counts broken.
 func TestHostileSandboxCostsOnlyItsOwnSeries(t *testing.T) {
-	s := &Server{Prefix: "runsc_", Timeout: 2 * time.Second}
+	s := &Server{Prefix: "runsc_", PerPod: true, Timeout: 2 * time.Second}
 	budget := newAnswerBudget()
 	honest := servedFake("honest", nil, map[string]string{"honest": "app"}, nil)
 	honest.calls = socketCalls(sentryControlServer(t, t.TempDir()), budget)

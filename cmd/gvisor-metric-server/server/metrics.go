@@ -58,6 +58,18 @@ var (
 		Type: prometheus.TypeGauge,
 		Help: "Number of sandboxes that requested metrics but whose metrics could not be exported on this scrape.",
 	}
+	// nodeMemory and nodeSandboxes are what a node-only server (Server.PerPod false) says instead of the per-sandbox
+	// series: the sum of sandboxMemory over the sandboxes that answered, and their count by sandboxMetadata's labels.
+	nodeMemory = prometheus.Metric{
+		Name: "node_sandbox_memory_usage_bytes",
+		Type: prometheus.TypeGauge,
+		Help: "Memory used by the applications of all sandboxes on the node that answered, as their sentries account it.",
+	}
+	nodeSandboxes = prometheus.Metric{
+		Name: "node_sandboxes",
+		Type: prometheus.TypeGauge,
+		Help: "Number of sandboxes on the node that answered, by the runsc version, platform, network, overlay, file system mode and CPU architecture they were created with.",
+	}
 )
 
 // metadataLabels are the keys of runsc's sandbox metadata (config.Config.MetricMetadata) that sandboxMetadata

@@ -35,7 +35,11 @@ type Server struct {
 	Prefix string
 	// Timeout bounds each sandbox's answer (DefaultTimeout when zero).
 	Timeout time.Duration
-	Logger  *slog.Logger
+	// PerPod serves each sandbox's series, labelled with its pod and namespace. Off, the server says only what the
+	// node's sandboxes add up to (nodeMemory, nodeSandboxes) and no pod, namespace or sandbox is named: for a server
+	// every pod of the shoot can reach (the OperatingSystemConfig mode's, on the node's port).
+	PerPod bool
+	Logger *slog.Logger
 
 	// lock serialises scrapes (a sandbox's verifier must see its snapshots in order); a channel, so that a scrape
 	// waiting for it gives up with its request.
@@ -77,11 +81,18 @@ func (s *Server) write(ctx context.Context, b *bytes.Buffer) error {
 	ctx, cancel := context.WithTimeout(ctx, ScrapeBudget)
 	defer cancel()
 	snapshots := map[*prometheus.Snapshot]prometheus.SnapshotExportOptions{}
-	broken := 0
+	broken, memory, releases := 0, int64(0), map[string]map[string]string{}
+	count := map[string]int64{}
 	for _, r := range s.exportAll(ctx) {
 		if r.err != nil {
 			broken++
 			s.log().Warn("sandbox metrics not exported", "sandbox", r.sb.id, "pid", r.sb.pidString(), "error", r.err)
+			continue
+		}
+		if !s.PerPod {
+			memory += memoryOf(r.ours)
+			key := fmt.Sprint(r.sb.metadata)
+			releases[key], count[key] = r.sb.metadata, count[key]+1
 			continue
 		}
 		opts := prometheus.SnapshotExportOptions{ExporterPrefix: s.Prefix, ExtraLabels: r.sb.labels}
@@ -91,11 +102,27 @@ func (s *Server) write(ctx context.Context, b *bytes.Buffer) error {
 		prometheus.NewIntData(&sandboxesRunning, int64(len(s.served)-broken)),
 		prometheus.NewIntData(&sandboxesBroken, int64(broken)),
 	)
+	if !s.PerPod {
+		node.Add(prometheus.NewIntData(&nodeMemory, memory))
+		for key, labels := range releases {
+			node.Add(prometheus.LabeledIntData(&nodeSandboxes, labels, count[key]))
+		}
+	}
 	snapshots[node] = prometheus.SnapshotExportOptions{ExporterPrefix: s.Prefix}
 	if _, err := prometheus.Write(b, prometheus.ExportOptions{}, snapshots); err != nil {
 		return fmt.Errorf("writing the metrics of %d sandboxes: %w", len(snapshots)-1, err)
 	}
 	return nil
+}
+
+// memoryOf is the sandboxMemory value in a sandbox's snapshot of ours (0 if it has none).
+func memoryOf(ours *prometheus.Snapshot) int64 {
+	for _, d := range ours.Data {
+		if d.Metric == &sandboxMemory && d.Number != nil {
+			return d.Number.Int
+		}
+	}
+	return 0
 }
 
 // exported is one sandbox's answer on a scrape.

@@ -101,7 +101,7 @@ func TestScrapeIsNotSpoiledByOneSandbox(t *testing.T) {
 		}}, wantMissing: []string{"not-in-state", "evil", "runsc_fake_metric", "back\\"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &Server{Prefix: "runsc_", Timeout: 200 * time.Millisecond}
+			s := &Server{Prefix: "runsc_", PerPod: true, Timeout: 200 * time.Millisecond}
 			s.served = map[string]*served{
 				"good-1": servedFake("good-1", healthy(), known, nil),
 				"good-2": servedFake("good-2", healthy(), known, nil),
@@ -137,7 +137,7 @@ func TestScrapeIsNotSpoiledByOneSandbox(t *testing.T) {
 // snapshots in order) and counts broken; once it answered, it is served again.
 func TestSlowSandboxRecovers(t *testing.T) {
 	slow := &fakeSandbox{delay: 400 * time.Millisecond, usage: map[string]uint64{"c1": 1e9}}
-	s := &Server{Prefix: "runsc_", Timeout: 100 * time.Millisecond}
+	s := &Server{Prefix: "runsc_", PerPod: true, Timeout: 100 * time.Millisecond}
 	s.served = map[string]*served{"slow": servedFake("slow", slow, map[string]string{"c1": "app"}, nil)}
 	for i, want := range []string{"runsc_num_sandboxes_broken_metrics 1", "runsc_num_sandboxes_broken_metrics 1"} {
 		if out, err := scrape(context.Background(), t, s); err != nil || !strings.Contains(out, want) {
@@ -158,7 +158,7 @@ func TestSlowSandboxRecovers(t *testing.T) {
 // sandbox and marks none busy, so the next real scrape serves them all.
 func TestAbandonedScrapeAsksNoSandbox(t *testing.T) {
 	f := &fakeSandbox{usage: map[string]uint64{"c1": 1e9}}
-	s := &Server{Prefix: "runsc_"}
+	s := &Server{Prefix: "runsc_", PerPod: true}
 	s.served = map[string]*served{"a": servedFake("a", f, map[string]string{"c1": "app"}, nil)}
 	gone, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -183,7 +183,7 @@ func TestSeriesPerSandboxBounded(t *testing.T) {
 		id := fmt.Sprintf("c%04d", i)
 		usage[id], known[id] = 1, "app"
 	}
-	s := &Server{Prefix: "runsc_"}
+	s := &Server{Prefix: "runsc_", PerPod: true}
 	s.served = map[string]*served{"a": servedFake("a", &fakeSandbox{usage: usage}, known, nil)}
 	out, err := scrape(context.Background(), t, s)
 	if err != nil {
@@ -201,6 +201,37 @@ func TestSafeLabelValue(t *testing.T) {
 	} {
 		if got := safeLabelValue(v); got != want {
 			t.Errorf("safeLabelValue(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
+
+// TestNodeOnlyServerNamesNoPod: without PerPod (the OperatingSystemConfig mode's server, which every pod of the shoot
+// reaches on the node's port) a scrape names no sandbox, pod, namespace or container, whoever's sandboxes run on
+// the node: it says what they add up to.
+func TestNodeOnlyServerNamesNoPod(t *testing.T) {
+	s := &Server{Prefix: "runsc_", Timeout: time.Second}
+	tenantA := servedFake("tenant-a-pod", &fakeSandbox{usage: map[string]uint64{"c1": 2e9}}, map[string]string{"c1": "app"}, nil)
+	tenantB := servedFake("tenant-b-pod", &fakeSandbox{usage: map[string]uint64{"c2": 1e9}}, map[string]string{"c2": "db"}, nil)
+	tenantB.labels["namespace_name"] = "tenant-b"
+	hung := servedFake("tenant-c-pod", &fakeSandbox{hang: make(chan struct{})}, nil, nil)
+	s.served = map[string]*served{"a": tenantA, "b": tenantB, "c": hung}
+	out, err := scrape(context.Background(), t, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, leak := range []string{"tenant", "pod_name", "namespace_name", "sandbox=", "container", `="app"`, `="db"`, `"c1"`, `"c2"`} {
+		if strings.Contains(out, leak) {
+			t.Errorf("the node-only scrape names %q:\n%s", leak, out)
+		}
+	}
+	for _, want := range []string{
+		"runsc_num_sandboxes_running 2",
+		"runsc_num_sandboxes_broken_metrics 1",
+		"runsc_node_sandbox_memory_usage_bytes 2097152", // two sandboxes of 1 MiB each (fakeSandbox.Usage)
+		`runsc_node_sandboxes{cpuarch="",fsmode="",network="",overlay="",platform="",version=""} 2`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("want %q in:\n%s", want, out)
 		}
 	}
 }

@@ -174,15 +174,13 @@ func (k *Keeper) list() ([]logFile, error) {
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		info, err := d.Info()
-		if err != nil {
-			return nil // gone meanwhile
+		if info, err := d.Info(); err == nil { // else gone meanwhile
+			used := info.Size()
+			if st, ok := info.Sys().(*syscall.Stat_t); ok {
+				used = st.Blocks * 512
+			}
+			files = append(files, logFile{path: path, used: used, written: info.ModTime()})
 		}
-		used := info.Size()
-		if st, ok := info.Sys().(*syscall.Stat_t); ok {
-			used = st.Blocks * 512
-		}
-		files = append(files, logFile{path: path, used: used, written: info.ModTime()})
 		return nil
 	})
 	if err != nil {

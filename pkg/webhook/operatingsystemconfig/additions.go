@@ -153,21 +153,31 @@ func (e *Ensurer) additions(pr *poolRuntime) (*Additions, error) {
 			Values: &apiextensionsv1.JSON{Raw: slices.Clone(pluginValues)},
 		},
 	}
+	if add.Units, err = e.units(binDir, proven, node, pr); err != nil {
+		return nil, err
+	}
+	return add, nil
+}
+
+// units are the pool's units of ours: the release and proof units, the proof's timer, the metric server and the
+// keeper of the debug logs where the pool has them. proven are the files whose change re-runs the proof.
+func (e *Ensurer) units(binDir string, proven []extensionsv1alpha1.File, node *render.NodeConfig, pr *poolRuntime) ([]extensionsv1alpha1.Unit, error) {
 	// Without the proof (the extension's --prove-sandbox=false) the unit still activates the release, once per
 	// change of its files, and has no timer.
-	add.Units = []extensionsv1alpha1.Unit{releaseUnit(binDir), proofUnit(binDir, proven, node.NVProxy, !e.opts.SkipSandboxProof)}
+	units := []extensionsv1alpha1.Unit{releaseUnit(binDir), proofUnit(binDir, proven, node.NVProxy, !e.opts.SkipSandboxProof)}
 	if !e.opts.SkipSandboxProof {
-		add.Units = append(add.Units, proofTimer(e.reproveInterval()))
+		units = append(units, proofTimer(e.reproveInterval()))
 	}
 	if node.SandboxMetrics {
-		if add.Units, err = appendMetricServerUnit(add.Units, binDir, pr.shoot); err != nil {
+		var err error
+		if units, err = appendMetricServerUnit(units, binDir, pr.shoot); err != nil {
 			return nil, err
 		}
 	}
 	if node.DebugLogs {
-		add.Units = append(add.Units, debugLogsUnit(binDir))
+		units = append(units, debugLogsUnit(binDir))
 	}
-	return add, nil
+	return units, nil
 }
 
 func inlineFile(path, data string) extensionsv1alpha1.File {

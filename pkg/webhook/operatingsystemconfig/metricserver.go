@@ -46,8 +46,9 @@ func appendMetricServerUnit(units []extensionsv1alpha1.Unit, binDir string, shoo
 	return append(units, metricServerUnit(binDir, peers)), nil
 }
 
-// metricServerUnit runs gvisor-metric-server on the node as the DaemonSet's container does, with the same runsc
-// root and --metric-server, listening on the node's render.MetricServerPort (no pod here: the shoot's Prometheus
+// metricServerUnit runs gvisor-metric-server on the node with the DaemonSet's container's runsc root and
+// --metric-server, but without --per-pod: every pod of the shoot reaches the node's port, so it serves only the
+// node's sums and names no pod or namespace. It listens on the node's render.MetricServerPort (no pod here: the shoot's Prometheus
 // reaches it through the API server's node proxy, /api/v1/nodes/<node>:9474/proxy/metrics). node-agent restarts it
 // when its binary changes (FilePaths) and removes it with our other units and files when gVisor or sandbox metrics
 // leave the pool. Restart=always: a crash must not end the metrics for good; the sandboxes keep their registration,
