@@ -21,7 +21,6 @@ import (
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	gardenerkubernetes "github.com/gardener/gardener/pkg/client/kubernetes"
 	"github.com/go-logr/logr"
-	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	corev1 "k8s.io/api/core/v1"
@@ -310,15 +309,6 @@ func nodeMemory(raw []byte) (float64, bool, error) {
 		return g.GetValue(), true, nil
 	}
 	return m.GetUntyped().GetValue(), true, nil
-}
-
-func label(m *dto.Metric, name string) string {
-	for _, l := range m.GetLabel() {
-		if l.GetName() == name {
-			return l.GetValue()
-		}
-	}
-	return ""
 }
 
 // hostPID maps a PID of systemd's PID namespace to the test's (the NSpid line of the processes' status).

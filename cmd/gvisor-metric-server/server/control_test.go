@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 // the receiver's type name): the test has no kernel to account memory or containers to time. Metrics is gVisor's own.
 type Usage struct{}
 
-func (*Usage) Collect(opts *control.MemoryUsageOpts, out *control.MemoryUsage) error {
+func (*Usage) Collect(_ *control.MemoryUsageOpts, out *control.MemoryUsage) error {
 	*out = control.MemoryUsage{Anonymous: 3 << 20, Total: 5 << 20}
 	return nil
 }
