@@ -156,7 +156,7 @@ func (k *Keeper) Pass() (Pass, error) {
 			used -= freed
 		}
 	}
-	k.removeEmptyDirs()
+	k.removeEmptyDirs(now())
 	return p, nil
 }
 
@@ -241,13 +241,21 @@ func removeUnused(path string) error {
 	return unix.Unlink(path)
 }
 
-// removeEmptyDirs removes the directories under Dir (not Dir) that hold nothing: the per-sandbox directories of
-// sandboxes whose logs were removed. rmdir of a directory runsc just filled fails and keeps it.
-func (k *Keeper) removeEmptyDirs() {
+// emptyDirGrace is how long a directory under Dir must have been unchanged before the keeper removes it empty: runsc
+// creates a sandbox's log directory and then its first log in it (MkdirAll, then open), and a directory removed in
+// between would fail that runsc command, and with it the pod's start.
+const emptyDirGrace = time.Minute
+
+// removeEmptyDirs removes the directories under Dir (not Dir) that hold nothing and have not changed for
+// emptyDirGrace: the per-sandbox directories of sandboxes whose logs were removed. rmdir of a directory runsc just
+// filled fails and keeps it.
+func (k *Keeper) removeEmptyDirs(now time.Time) {
 	var dirs []string
 	_ = filepath.WalkDir(k.Dir, func(path string, d fs.DirEntry, err error) error {
 		if err == nil && d.IsDir() && path != k.Dir {
-			dirs = append(dirs, path)
+			if info, err := d.Info(); err == nil && now.Sub(info.ModTime()) > emptyDirGrace {
+				dirs = append(dirs, path)
+			}
 		}
 		return nil
 	})

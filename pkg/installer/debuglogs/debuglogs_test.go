@@ -106,7 +106,8 @@ func TestLinksAreNotFollowed(t *testing.T) {
 }
 
 // TestIdleLogsAreRemovedUnlessOpen: a log nobody wrote to for MaxIdle is removed with its emptied directory, but not
-// while a process holds it open (it would grow on unlinked, out of sight).
+// while a process holds it open (it would grow on unlinked, out of sight); an empty directory runsc just created is
+// kept.
 func TestIdleLogsAreRemovedUnlessOpen(t *testing.T) {
 	dir := t.TempDir()
 	gone := filepath.Join(dir, "old-sandbox", "gvisor-boot.log")
@@ -124,6 +125,17 @@ func TestIdleLogsAreRemovedUnlessOpen(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Dir(gone)); !os.IsNotExist(err) {
 		t.Errorf("the emptied sandbox directory is still there: %v", err)
+	}
+	fresh := filepath.Join(dir, "sandbox-being-created")
+	if err := os.Mkdir(fresh, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	k.now = time.Now // runsc made the directory a moment ago and is about to open its first log in it
+	if _, err := k.Pass(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("a directory runsc just created (its log not open yet) was removed: %v", err)
 	}
 	if _, err := os.Stat(held); err != nil {
 		t.Errorf("the idle log a process holds open was removed: %v", err)
