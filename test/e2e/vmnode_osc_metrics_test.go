@@ -104,6 +104,10 @@ cat <&3 | grep '^runsc_' || true`, render.MetricServerPort))
 	t.Logf("metric server on the node: %s; from outside the shoot's networks: refused", strings.SplitN(scrape, "\n", 2)[0])
 }
 
+// tenantReadWait is how long the tenant's read of the metric server waits for its answer: past the server's
+// ScrapeBudget (8 s), which bounds every scrape whatever the sandboxes do.
+const tenantReadWait = 15 * time.Second
+
 // tenantReadsOnlySums runs a pod of another tenant (its own namespace, a gVisor pod like the shoot owner's) on the
 // node that reads the node's metric server as often as it likes: it is answered, with the node's sums, and never
 // with the shoot owner's pod or namespace.
@@ -114,13 +118,15 @@ func (o *oscModeNode) tenantReadsOnlySums(ctx context.Context, t *testing.T, app
 	testutil.Must(t, c.Create(ctx, ns))
 	tenant := e2e.ShootOwnerPod(ns.Name, "tenant-gvisor", new("gvisor"))
 	tenant.Spec.NodeName = vmNodeName
-	// busybox's nc: the whole answer within 3 s; "leaked" if it names the owner's pod or namespace, "sums" if it
-	// has the node's sums and nothing else of a pod.
+	// busybox's nc, waiting for the answer as long as a scrape may take (the server answers within ScrapeBudget,
+	// 8 s, whatever the sandboxes do; each of them is asked over its control socket, slowly on the emulated node):
+	// "leaked" if it names the owner's pod or namespace, "sums" if it has the node's sums and nothing of a pod,
+	// otherwise "nothing:" and the answer's first bytes.
 	tenant.Spec.Containers[0].Command = []string{"sh", "-c", fmt.Sprintf(`while true; do
-r=$(printf 'GET /metrics HTTP/1.0\r\n\r\n' | nc -w 3 %s %d 2>/dev/null)
+r=$(printf 'GET /metrics HTTP/1.0\r\n\r\n' | nc -w %d %s %d 2>&1)
 if echo "$r" | grep -q -e 'pod_name=' -e 'namespace_name=' -e '="%s"' -e '="%s"'; then echo leaked
-elif echo "$r" | grep -q '^runsc_node_sandboxes'; then echo sums; else echo nothing; fi
-sleep 2; done`, vmnode.GuestIP, render.MetricServerPort, app.Name, app.Namespace)}
+elif echo "$r" | grep -q '^runsc_node_sandboxes'; then echo sums; else echo "nothing:$(echo "$r" | head -c 120 | tr -s '\r\n\t ' '____')"; fi
+sleep 2; done`, tenantReadWait/time.Second, vmnode.GuestIP, render.MetricServerPort, app.Name, app.Namespace)}
 	defer func() {
 		for _, obj := range []client.Object{tenant, ns} {
 			_ = c.Delete(context.Background(), obj)
@@ -130,7 +136,8 @@ sleep 2; done`, vmnode.GuestIP, render.MetricServerPort, app.Name, app.Namespace
 	testutil.Must(t, err)
 	cs, err := kubernetes.NewForConfig(o.seed.RESTConfig())
 	testutil.Must(t, err)
-	err = e2e.Poll(ctx, o.vm.Bound(time.Minute), 2*time.Second, "the tenant's reads of the node's metric server", func() error {
+	// Three reads, each within tenantReadWait and 2 s apart.
+	err = e2e.Poll(ctx, o.vm.Bound(3*(tenantReadWait+2*time.Second)+time.Minute), 2*time.Second, "the tenant's reads of the node's metric server", func() error {
 		log, err := cs.CoreV1().Pods(tenant.Namespace).GetLogs(tenant.Name, &corev1.PodLogOptions{TailLines: new(int64(3))}).DoRaw(ctx)
 		if err != nil {
 			return err
