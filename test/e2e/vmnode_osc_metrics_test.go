@@ -110,9 +110,9 @@ const tenantReadWait = 15 * time.Second
 
 // tenantReadsOnlySums runs a pod of another tenant (its own namespace, a gVisor pod like the shoot owner's) on the
 // node that reads the node's metric server every few seconds: it is answered (the node's port is open to the shoot's
-// pods: what closes the server is what it says), and no answer names the shoot owner's pod or namespace. Under the
-// emulated node's load a scrape may find every sandbox too slow to answer (then it has the node's counts without the
-// sums); the check beforehand has the sums from the node itself.
+// pods: what closes the server is what it says), with the node's sums at least once, and no answer names the shoot
+// owner's pod or namespace. Under the emulated node's load a scrape may find every sandbox too slow to answer (then
+// it has the node's counts without the sums).
 func (o *oscModeNode) tenantReadsOnlySums(ctx context.Context, t *testing.T, app *corev1.Pod) {
 	t.Helper()
 	c := o.seed.Client()
@@ -121,10 +121,12 @@ func (o *oscModeNode) tenantReadsOnlySums(ctx context.Context, t *testing.T, app
 	tenant := e2e.ShootOwnerPod(ns.Name, "tenant-gvisor", new("gvisor"))
 	tenant.Spec.NodeName = vmNodeName
 	// busybox's nc, waiting for the answer as long as a scrape may take (the server answers within ScrapeBudget,
-	// 8 s, whatever the sandboxes do): "leaked" if it names the owner's pod or namespace, "answered" with "sums" or
-	// "counts" if it is the node's series, otherwise "nothing:" and the answer's first bytes.
+	// 8 s, whatever the sandboxes do), its input held open meanwhile: a client that half-closes its connection is
+	// one that left, for which the server asks no sandbox. "leaked" if the answer names the owner's pod or
+	// namespace, "answered" with "sums" or "counts" if it is the node's series, otherwise "nothing:" and the
+	// answer's first bytes.
 	tenant.Spec.Containers[0].Command = []string{"sh", "-c", fmt.Sprintf(`while true; do
-r=$(printf 'GET /metrics HTTP/1.0\r\n\r\n' | nc -w %d %s %d 2>&1)
+r=$( (printf 'GET /metrics HTTP/1.0\r\n\r\n'; sleep %[1]d) | nc -w %[1]d %s %d 2>&1)
 if echo "$r" | grep -q -e 'pod_name=' -e 'namespace_name=' -e '="%s"' -e '="%s"'; then echo leaked
 elif echo "$r" | grep -q '^runsc_node_sandboxes'; then echo answered-sums
 elif echo "$r" | grep -q '^runsc_num_sandboxes_running'; then echo answered-counts
@@ -152,6 +154,9 @@ sleep 5; done`, tenantReadWait/time.Second, vmnode.GuestIP, render.MetricServerP
 		}
 		if last := reads[max(0, len(reads)-3):]; len(last) < 3 || slices.ContainsFunc(last, func(l string) bool { return !strings.HasPrefix(l, "answered") }) {
 			return fmt.Errorf("%s/%s's last reads: %v, want the node's series", tenant.Namespace, tenant.Name, last)
+		}
+		if !slices.Contains(reads, "answered-sums") {
+			return fmt.Errorf("%s/%s's reads: %v, want the node's sums at least once", tenant.Namespace, tenant.Name, reads)
 		}
 		return nil
 	})
