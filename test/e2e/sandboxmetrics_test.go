@@ -30,7 +30,8 @@ import (
 // and scrapes the node's metric server the way Gardener's shoot Prometheus scrapes node targets: through the API
 // server's pod proxy (/api/v1/namespaces/kube-system/pods/<pod>:<port>/proxy/metrics), finding that pod's
 // runsc_sandbox_memory_usage_bytes. It measures the server's memory next to the idle container's, then the pool
-// opts out in its providerConfig and the DaemonSet rolls to pods without the server.
+// opts out in its providerConfig and the DaemonSet rolls to pods without the server. Last the pool turns debug on
+// and the pods roll with the keeper of the node's debug logs (debugLogsKept).
 func TestSandboxMetricsOnRealNode(t *testing.T) {
 	releases := kubenode.Releases(t)
 	c := releases[len(releases)-1]
@@ -84,6 +85,7 @@ func TestSandboxMetricsOnRealNode(t *testing.T) {
 	}
 	_, err = e2e.WaitConditions(ctx, n.Client(), key, 3*time.Minute, healthy)
 	testutil.Must(t, err)
+	debugLogsKept(ctx, t, n, key, pool)
 }
 
 // withMetricServer is an InstallationPod check: Ready, with the metric server container running.
