@@ -4,7 +4,6 @@
 package installer_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -17,7 +16,8 @@ import (
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
-	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
 // TestOneInstallerAtATime freezes a first install mid-copy (its temporary copy of a binary exists), then: a second
@@ -29,8 +29,8 @@ func TestOneInstallerAtATime(t *testing.T) {
 	h := newHost(t, readTestdata(t, "configs/gardener-v2.toml"))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	withLog := func(o installer.Options) (installer.Options, *syncBuffer) {
-		b := &syncBuffer{}
+	withLog := func(o installer.Options) (installer.Options, *testutil.SyncBuffer) {
+		b := &testutil.SyncBuffer{}
 		o.Logger = slog.New(slog.NewTextHandler(b, nil))
 		return o, b
 	}
@@ -148,22 +148,4 @@ func TestPlanWritesNothingWithTheLock(t *testing.T) {
 type outcome struct {
 	res installer.Result
 	err error
-}
-
-// syncBuffer is a bytes.Buffer that a run's logger writes to while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

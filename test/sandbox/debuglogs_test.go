@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/debuglogs"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
 const (
@@ -45,7 +45,7 @@ func TestStraceLogsStayWithinTheirBudget(t *testing.T) {
 		n := s.newNode(t, c, nodetest.Config{}, fmt.Sprintf("[runsc_config]\n  debug-log = %q\n  strace = \"true\"\n", logDir+"/%ID%/gvisor-%COMMAND%.log"))
 		n.install(t, 1)
 
-		var keeperLog syncBuffer
+		var keeperLog testutil.SyncBuffer
 		keeper := exec.Command(installertest.Installer(t), "keep-debug-logs", "--dir="+logDir,
 			fmt.Sprintf("--budget=%d", straceBudget), "--interval=1s")
 		keeper.Stderr = &keeperLog
@@ -126,22 +126,4 @@ func diskUse(t *testing.T, dir string) int64 {
 		return nil
 	})
 	return used
-}
-
-// syncBuffer is a bytes.Buffer a process writes to while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

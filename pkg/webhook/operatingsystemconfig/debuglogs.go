@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
-	"k8s.io/utils/ptr"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/apis/gvisor/v1alpha1"
 )
@@ -24,32 +23,12 @@ const DebugLogsUnitName = "gvisor-debug-logs.service"
 func debugLogsUnit(binDir string) extensionsv1alpha1.Unit {
 	installer := path.Join(binDir, InstallerBinary)
 	dir := strings.TrimSuffix(v1alpha1.DebugLogDir, "/")
-	lines := []string{
-		"[Unit]",
-		"Description=gVisor: runsc's debug logs held to their budget (gardener-extension-runtime-gvisor)",
-		"",
-		"[Service]",
-		"ExecStart=" + installer + " keep-debug-logs --dir=" + dir,
-		"Restart=always",
-		"RestartSec=5",
-		"MemoryMax=64M",
-	}
-	lines = append(lines, unitConfinement("", dir)...)
-	lines = append(lines,
-		"PrivateNetwork=yes",
-		"RestrictAddressFamilies=AF_UNIX",
-		"IPAddressDeny=any",
-		"",
-		"[Install]",
-		"WantedBy=multi-user.target",
-		"",
-	)
-	content := strings.Join(lines, "\n")
-	return extensionsv1alpha1.Unit{
-		Name:      DebugLogsUnitName,
-		Command:   ptr.To(extensionsv1alpha1.CommandStart),
-		Enable:    ptr.To(true),
-		Content:   &content,
-		FilePaths: []string{installer},
-	}
+	return longRunning{
+		name:        DebugLogsUnitName,
+		description: "gVisor: runsc's debug logs held to their budget (gardener-extension-runtime-gvisor)",
+		execStart:   installer + " keep-debug-logs --dir=" + dir,
+		memoryMax:   "64M",
+		service:     append(unitConfinement("", dir), "PrivateNetwork=yes", "RestrictAddressFamilies=AF_UNIX", "IPAddressDeny=any"),
+		binary:      installer,
+	}.unit()
 }

@@ -59,33 +59,17 @@ func appendMetricServerUnit(units []extensionsv1alpha1.Unit, binDir string, shoo
 // It runs as root, the owner of the sandboxes' control sockets, and with nothing else (metricServerConfinement).
 func metricServerUnit(binDir string, peers []string) extensionsv1alpha1.Unit {
 	bin := path.Join(binDir, MetricServerBinary)
-	lines := []string{
-		"[Unit]",
-		"Description=gVisor metric server: metrics of the node's gVisor sandboxes (gardener-extension-runtime-gvisor)",
-		"After=containerd.service",
-		"",
-		"[Service]",
-		"ExecStart=" + bin + " --root=" + render.RunscRoot + " --metric-server=" + runscconfig.MetricServerAddress +
+	return longRunning{
+		name:        MetricServerUnitName,
+		description: "gVisor metric server: metrics of the node's gVisor sandboxes (gardener-extension-runtime-gvisor)",
+		after:       "containerd.service",
+		execStart: bin + " --root=" + render.RunscRoot + " --metric-server=" + runscconfig.MetricServerAddress +
 			" --listen=:" + strconv.Itoa(render.MetricServerPort),
-		"Restart=always",
-		"RestartSec=5",
-		"MemoryMax=128M",
-	}
-	lines = append(lines, metricServerConfinement()...)
-	lines = append(lines,
-		"IPAddressDeny=any",
-		"IPAddressAllow="+strings.Join(append([]string{"localhost"}, peers...), " "),
-		"",
-		"[Install]",
-		"WantedBy=multi-user.target",
-		"",
-	)
-	content := strings.Join(lines, "\n")
-	return extensionsv1alpha1.Unit{
-		Name:      MetricServerUnitName,
-		Command:   ptr.To(extensionsv1alpha1.CommandStart),
-		Enable:    ptr.To(true),
-		Content:   &content,
-		FilePaths: []string{bin},
-	}
+		memoryMax: "128M",
+		service: append(metricServerConfinement(),
+			"IPAddressDeny=any",
+			"IPAddressAllow="+strings.Join(append([]string{"localhost"}, peers...), " "),
+		),
+		binary: bin,
+	}.unit()
 }
