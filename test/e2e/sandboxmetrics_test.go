@@ -35,7 +35,8 @@ import (
 func TestSandboxMetricsOnRealNode(t *testing.T) {
 	releases := kubenode.Releases(t)
 	c := releases[len(releases)-1]
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	// 158 s alone on an idle machine, three pod rollouts included; the node phase runs other real nodes beside it.
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	n, shoot := onRealNode(ctx, t, c, realcomponents.Helm(t), thisChart, ourImages(t), map[string]any{"sandboxMetrics": true})
 	key := client.ObjectKeyFromObject(shoot.ContainerRuntime)
