@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/apis/gvisor/v1alpha1"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/restart"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer/verify"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
@@ -75,11 +76,19 @@ func checkChartContract(t *testing.T, r *render.Renderer, mode render.Mode, gate
 		t.Errorf("DaemonSet uses host namespaces; the installer needs none")
 	}
 	// The installer is the init container "installer" (its termination message stays in the pod's status), the
-	// pod idles in the container "idle".
-	if len(spec.InitContainers) != 1 || spec.InitContainers[0].Name != "installer" || len(spec.Containers) != 1 || spec.Containers[0].Name != "idle" {
-		t.Fatalf("init containers %d, containers %d: want the init container installer and the container idle", len(spec.InitContainers), len(spec.Containers))
+	// pod idles in the container "idle"; installed with debug on, the container debug-logs keeps the node's debug
+	// logs beside it.
+	wantContainers := 1
+	if mode == render.ModeInstall {
+		wantContainers = 2
+	}
+	if len(spec.InitContainers) != 1 || spec.InitContainers[0].Name != "installer" || len(spec.Containers) != wantContainers || spec.Containers[0].Name != "idle" {
+		t.Fatalf("init containers %d, containers %d: want the init container installer, the container idle and, with debug on, %s", len(spec.InitContainers), len(spec.Containers), render.DebugLogsContainer)
 	}
 	c, idler := spec.InitContainers[0], spec.Containers[0]
+	if mode == render.ModeInstall {
+		checkDebugLogsContainer(t, spec, spec.Containers[1], c.Image)
+	}
 
 	// The command is ours and parses.
 	cmd := string(mode)
@@ -259,4 +268,25 @@ func checkReprovingIdle(t *testing.T, idler, installer corev1.Container, idleBin
 		sc.Capabilities == nil || !slices.Contains(sc.Capabilities.Drop, "ALL") || len(sc.Capabilities.Add) != 0 {
 		t.Errorf("the re-proving idle container should drop every capability, not escalate and have a read-only root filesystem: %+v", sc)
 	}
+}
+
+// checkDebugLogsContainer: the container debug-logs runs this installer's keep-debug-logs with a command line it
+// parses, from the installer's image, over the node's /var/log/runsc mounted at its --dir.
+func checkDebugLogsContainer(t *testing.T, spec corev1.PodSpec, k corev1.Container, image string) {
+	t.Helper()
+	if k.Name != render.DebugLogsContainer || k.Image != image || len(k.Command) < 2 || k.Command[0] != "/gvisor-installer" || k.Command[1] != "keep-debug-logs" {
+		t.Fatalf("container %s %v (image %s): want /gvisor-installer keep-debug-logs from %s", k.Name, k.Command, k.Image, image)
+	}
+	keeper, code := parseKeepDebugLogs(k.Command[2:], io.Discard)
+	if keeper == nil {
+		t.Fatalf("the chart's keep-debug-logs flags %v do not parse (exit %d)", k.Command[2:], code)
+	}
+	for _, m := range k.VolumeMounts {
+		for _, v := range spec.Volumes {
+			if v.Name == m.Name && m.MountPath == keeper.Dir && !m.ReadOnly && v.HostPath != nil && v.HostPath.Path == strings.TrimSuffix(v1alpha1.DebugLogDir, "/") {
+				return
+			}
+		}
+	}
+	t.Errorf("%s's --dir %s is not the node's %s, writable: mounts %+v", k.Name, keeper.Dir, v1alpha1.DebugLogDir, k.VolumeMounts)
 }
