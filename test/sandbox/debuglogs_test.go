@@ -84,20 +84,13 @@ func TestStraceLogsStayWithinTheirBudget(t *testing.T) {
 		if _, err := n.ExecSync(context.Background(), id, "true"); err != nil {
 			t.Errorf("the tenant's pod no longer runs after its logs were trimmed: %v", err)
 		}
-		// runsc writes on at the new end of its O_APPEND log: after the keeper's note (a line runsc wrote between
-		// the truncation and the note may come first) come runsc's strace lines, and no hole.
+		// runsc writes on at the new end of its O_APPEND log: the keeper's note, then runsc's strace lines, and no
+		// hole. Lines runsc wrote between the truncation and the note may come first (as many as a busy node delays
+		// the keeper between its two calls), and a read that falls between them finds no note yet: the next read,
+		// after the keeper's pass ended, does.
 		boot := filepath.Join(logDir, pod.ID, "gvisor-boot.log")
-		f, err := os.Open(boot)
-		if err != nil {
-			t.Fatal(err)
-		}
-		head := make([]byte, 8192)
-		nr, _ := f.Read(head)
-		f.Close()
-		head = head[:nr]
-		note := bytes.Index(head, []byte(debuglogs.TruncatedNote))
-		if note < 0 || note > 1024 || bytes.IndexByte(head, 0) >= 0 || !bytes.Contains(head[note:], []byte("strace.go")) {
-			t.Errorf("the sandbox's boot log after a trim starts with %q; want the keeper's note near its start, runsc's strace lines after it and no hole", head[:min(len(head), 600)])
+		if err := checkTrimmedLog(boot, straceWait); err != nil {
+			t.Error(err)
 		}
 
 		if err := n.StopAndRemove(context.Background(), pod); err != nil {
@@ -111,6 +104,29 @@ func TestStraceLogsStayWithinTheirBudget(t *testing.T) {
 			time.Sleep(200 * time.Millisecond)
 		}
 	})
+}
+
+// checkTrimmedLog waits until the trimmed log at path holds the keeper's note with runsc's strace lines after it;
+// a hole (NUL bytes, from a writer that wrote on at its old offset) fails at once.
+func checkTrimmedLog(path string, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for {
+		log, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if hole := bytes.IndexByte(log, 0); hole >= 0 {
+			return fmt.Errorf("%s has a hole at byte %d of %d after a trim: %q", path, hole, len(log), log[:min(len(log), 600)])
+		}
+		note := bytes.Index(log, []byte(debuglogs.TruncatedNote))
+		if note >= 0 && bytes.Contains(log[note:], []byte("strace.go")) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s holds no keeper's note followed by runsc's strace lines after %s; it starts with %q", path, wait, log[:min(len(log), 600)])
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // diskUse is the disk the regular files under dir take.
