@@ -78,7 +78,8 @@ func TestTemplateDefaults(t *testing.T) {
 	}
 	// The default tag is the chart's appVersion, which names the last release as images.yaml pins it.
 	var meta struct {
-		AppVersion string `json:"appVersion"`
+		AppVersion  string            `json:"appVersion"`
+		Annotations map[string]string `json:"annotations"`
 	}
 	chartYAML, err := os.ReadFile(filepath.Join(extensionChart, "Chart.yaml"))
 	if err != nil {
@@ -94,8 +95,12 @@ func TestTemplateDefaults(t *testing.T) {
 	if meta.AppVersion != pinned {
 		t.Errorf("%s/Chart.yaml appVersion %q != imagevector/images.yaml tag %q: bump them together", extensionChart, meta.AppVersion, pinned)
 	}
-	if c.Image != "ghcr.io/runtime-gvisor/gardener-extension-runtime-gvisor:"+meta.AppVersion {
-		t.Errorf("image %q: want the chart's appVersion %s as tag", c.Image, meta.AppVersion)
+	wantImage := "ghcr.io/runtime-gvisor/gardener-extension-runtime-gvisor:" + meta.AppVersion
+	if digest := meta.Annotations[imagevector.ImageDigestAnnotation]; digest != "" {
+		wantImage += "@" + digest // a release's chart: its image by the digest it pinned
+	}
+	if c.Image != wantImage {
+		t.Errorf("image %q: want %s (the chart's appVersion as tag, and the release's digest if pinned)", c.Image, wantImage)
 	}
 	wantEnv := []corev1.EnvVar{{Name: "LEADER_ELECTION_NAMESPACE", ValueFrom: &corev1.EnvVarSource{
 		FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"}}}}

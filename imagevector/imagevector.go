@@ -47,16 +47,29 @@ func IsRelease(version string) bool { return releaseVersion.MatchString(version)
 // ForVersion returns images.yaml with our images tagged version if it is a release, and left at their pinned
 // tags otherwise. It ignores IMAGEVECTOR_OVERWRITE (see Load).
 func ForVersion(version string) (imagevectorutils.ImageVector, error) {
-	vector, _, err := imagevectorutils.Read(imagesYAML)
+	return Parse(imagesYAML, version)
+}
+
+// Parse is ForVersion for an images.yaml of the caller's (the embedded one, or one the release step pinned): our
+// images' pins are releases, optionally with the digest of that release's image (Pin, see digest.go). A release
+// build renders the pinned tag and digest when version is the pinned release, and version alone otherwise (a build
+// of a release the file does not pin yet); every other build renders the pin as it stands.
+func Parse(data []byte, version string) (imagevectorutils.ImageVector, error) {
+	vector, _, err := imagevectorutils.Read(data)
 	if err != nil {
-		return nil, fmt.Errorf("reading embedded imagevector/images.yaml: %w", err)
+		return nil, fmt.Errorf("reading imagevector/images.yaml: %w", err)
 	}
-	if IsRelease(version) {
-		for _, img := range vector {
-			if isOurs(img.Name) && img.Ref == nil {
-				tag := version
-				img.Tag = &tag
-			}
+	for _, img := range vector {
+		if !isOurs(img.Name) || img.Ref != nil {
+			continue
+		}
+		pin, err := parsePin(img)
+		if err != nil {
+			return nil, err
+		}
+		if IsRelease(version) && pin.Version != version {
+			tag := version
+			img.Tag = &tag
 		}
 	}
 	// The pinned tags must themselves be releases: guard against a release step that pinned a dev tag.
@@ -68,10 +81,24 @@ func ForVersion(version string) (imagevectorutils.ImageVector, error) {
 	return vector, nil
 }
 
-// PinnedTag returns the tag images.yaml pins for the named image: the last release, which every non-release
-// build renders. Callers that must agree with the pin (tests, tooling) read it here instead of repeating it, so
-// the release step (hack/release.sh) edits images.yaml and nothing else in Go.
+// PinnedTag returns the tag images.yaml pins for the named image, without the digest a release pins beside it:
+// the last release, which every non-release build renders (PinnedReference is the whole reference). Callers that
+// must agree with the pin (tests, tooling) read it here instead of repeating it, so the release step
+// (hack/release.sh) edits images.yaml and nothing else in Go.
 func PinnedTag(name string) (string, error) {
+	pin, err := pinOf(name)
+	return pin.Version, err
+}
+
+// PinnedDigest returns the digest images.yaml pins for the named image (sha256:...), empty when it pins none.
+func PinnedDigest(name string) (string, error) {
+	pin, err := pinOf(name)
+	return pin.Digest, err
+}
+
+// PinnedReference returns the reference every non-release build renders for the named image (repository:tag, and
+// @digest when images.yaml pins one).
+func PinnedReference(name string) (string, error) {
 	vector, err := ForVersion("v0.0.0-dev") // never a release, so no tag is replaced
 	if err != nil {
 		return "", err
@@ -80,10 +107,23 @@ func PinnedTag(name string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("imagevector/images.yaml: %w", err)
 	}
-	if img.Ref != nil || img.Tag == nil {
-		return "", fmt.Errorf("imagevector/images.yaml: image %q has no tag of its own (a ref or an untagged repository); pin it with repository and tag", name)
+	return img.String(), nil
+}
+
+func pinOf(name string) (Pin, error) {
+	vector, err := ForVersion("v0.0.0-dev")
+	if err != nil {
+		return Pin{}, err
 	}
-	return *img.Tag, nil
+	for _, img := range vector {
+		if img.Name == name {
+			if img.Ref != nil || img.Tag == nil {
+				return Pin{}, fmt.Errorf("imagevector/images.yaml: image %q has no tag of its own (a ref or an untagged repository); pin it with repository and tag", name)
+			}
+			return parsePin(img)
+		}
+	}
+	return Pin{}, fmt.Errorf("imagevector/images.yaml: image %q not found", name)
 }
 
 // Load returns ForVersion(version) with the overwrite file named by IMAGEVECTOR_OVERWRITE applied, if set.
@@ -99,6 +139,12 @@ func LoadWithOverwrite(version, overwriteFile string) (imagevectorutils.ImageVec
 	if err != nil {
 		return nil, err
 	}
+	return Overwrite(vector, overwriteFile)
+}
+
+// Overwrite returns vector merged with the image vector in overwriteFile (vector itself when it is empty), with
+// Gardener's merge semantics (see LoadWithOverwrite).
+func Overwrite(vector imagevectorutils.ImageVector, overwriteFile string) (imagevectorutils.ImageVector, error) {
 	if overwriteFile == "" {
 		return vector, nil
 	}

@@ -19,7 +19,7 @@ import (
 // Reference returns the reference of the named image as a build of version renders it (imagevector.ForVersion:
 // images.yaml's repository; the version as tag for a release, the last released tag pinned there otherwise), which
 // registry and tag replace when set: registry the repository's path up to the image's name (for example
-// registry.example.com/gvisor), tag the tag. The default is what the charts and the controller of that version pull.
+// registry.example.com/gvisor), tag the tag; a digest pinned beside the tag is not part of it. The default is what the charts and the controller of that version pull.
 func Reference(imageName, version, registry, tag string) (name.Tag, error) {
 	vector, err := imagevector.ForVersion(version)
 	if err != nil {
@@ -32,7 +32,9 @@ func Reference(imageName, version, registry, tag string) (name.Tag, error) {
 	if img.Tag == nil || img.Repository == nil || img.Ref != nil {
 		return name.Tag{}, fmt.Errorf("imagevector/images.yaml: image %q has no repository and tag", imageName)
 	}
-	repository, t := *img.Repository, *img.Tag
+	// An image is named by its tag; the digest a release pins beside it (imagevector.Pin) is what the image
+	// built from the release's tree has, never a part of its name.
+	repository, t := *img.Repository, strings.SplitN(*img.Tag, "@", 2)[0]
 	if registry != "" {
 		repository = strings.TrimSuffix(registry, "/") + "/" + path.Base(repository)
 	}

@@ -29,10 +29,17 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 
 {{/*
 Image reference. The tag defaults to the chart's appVersion, which always names a release; the schema
-rejects development tags, so this can never render a tag that no registry has.
+rejects development tags, so this can never render a tag that no registry has. The chart's own release image is
+pulled by the digest the release step wrote into Chart.yaml (annotation runtime-gvisor.gardener.cloud/image-digest): moving
+the tag in the registry changes nothing. image.digest pins an image of the operator's; an image.tag of theirs
+without it is pulled by that tag.
 */}}
 {{- define "image" -}}
-{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- $digest := .Values.image.digest -}}
+{{- if and (not .Values.image.tag) (not $digest) -}}
+{{- $digest = index (.Chart.Annotations | default dict) "runtime-gvisor.gardener.cloud/image-digest" | default "" -}}
+{{- end -}}
+{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}{{ with $digest }}@{{ . }}{{ end }}
 {{- end -}}
 
 {{/*
