@@ -6,7 +6,7 @@
 #
 #   hack/release.sh v0.2.0 v0.3.0-dev
 #
-# Bumps imagevector/images.yaml (our images' tags), the charts' version/appVersion (extension, internal, admission), the installation
+# Bumps imagevector/images.yaml (our images' tags, and digests), the charts' version/appVersion (extension, internal, admission), the installation
 # chart's default image (values.yaml and its README) and VERSION; then regenerates the snapshots and
 # example/controller-registration.yaml.
 # Review `git diff`, commit, tag RELEASE, and push the release's images from that clean commit with
@@ -37,5 +37,9 @@ hack/gvisor-sums.sh
 # The release images' base images (pkg/images/bases.yaml), pinned to the digests their tags name now
 # (PIN_BASE_IMAGES=0 skips it).
 [ "${PIN_BASE_IMAGES:-1}" = 0 ] || hack/pin-base-images.sh
+# The release's images by digest: builds them as `make push-images` will (both architectures, the pinned bases,
+# GO_VERSION's Go) and pins their digests into images.yaml, the installation chart's default and the extension and
+# admission charts' Chart.yaml; push-images refuses images that differ from these pins.
+go run ./hack/images pin -version "$release"
 make snapshots generate
 echo "pinned $release; VERSION is $next. Review git diff, run make test, commit and tag $release." >&2

@@ -5,6 +5,7 @@
 // Docker. Run it from the repository's root, as the Makefile does:
 //
 //	go run ./hack/images build [-version V] [-archs "amd64 arm64"] [-registry R] [-tag T] [-base synthetic|pinned] [-out bin/images]
+//	go run ./hack/images pin   -version vX.Y.Z [-archs "amd64 arm64"]
 //	go run ./hack/images push  -version vX.Y.Z [-registry R] [-archs "amd64 arm64"]
 //	go run ./hack/images digest REF
 //
@@ -19,6 +20,12 @@
 // the distroless bases pinned by digest in pkg/images/bases.yaml; it pushes each image as a multi-arch index to
 // <registry>/<image>:<version>, by default images.yaml's repository (credentials: the Docker config,
 // ~/.docker/config.json).
+//
+// pin (hack/release.sh) builds the release's images exactly as push will and pins their digests into the tree:
+// imagevector/images.yaml and the installation chart's default (the installation and admission images, which the
+// controller image embeds, so they are built first), the admission runtime chart's and the extension chart's
+// Chart.yaml (annotation runtime-gvisor.gardener.cloud/image-digest). push refuses to push images whose digests
+// are not the pinned ones, so what the release's charts and controller name by digest is what the registry has.
 //
 // digest prints the digest of REF's manifest (its multi-arch index) in the registry: hack/pin-base-images.sh pins
 // the bases with it.
@@ -36,7 +43,7 @@ import (
 	"syscall"
 )
 
-const usage = `usage: images build|push|digest [flags] (see hack/images/main.go)`
+const usage = `usage: images build|pin|push|digest [flags] (see hack/images/main.go)`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
@@ -56,6 +63,8 @@ func run(ctx context.Context, args []string) error {
 		return runBuild(ctx, args[1:])
 	case "push":
 		return runPush(ctx, args[1:])
+	case "pin":
+		return runPin(ctx, args[1:])
 	case "digest":
 		return runDigest(ctx, args[1:])
 	}

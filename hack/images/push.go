@@ -20,8 +20,9 @@ import (
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/images"
 )
 
-// runPush builds every image for every architecture on the pinned bases, with the pinned toolchain, and pushes each
-// as a multi-arch index to <registry>/<image>:<version>.
+// runPush builds every image for every architecture on the pinned bases, with the pinned toolchain, checks that
+// each is the image the release pinned by digest (hack/release.sh, runPin), and pushes each as a multi-arch index to
+// <registry>/<image>:<version>.
 func runPush(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("push", flag.ContinueOnError)
 	var c common
@@ -29,35 +30,32 @@ func runPush(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	b, err := c.builder()
-	if err != nil {
+	if err := c.checkVersion(); err != nil {
 		return err
 	}
 	if err := checkRelease(c); err != nil {
 		return err
 	}
-	if b.GoVersion, err = images.ReadGoVersion("."); err != nil {
-		return err
-	}
-	if b.Base, err = pinnedBase(); err != nil {
+	pinned, err := readPins(".", c.version)
+	if err != nil {
 		return err
 	}
 	refs, err := references(c.version, c.registry, "")
 	if err != nil {
 		return err
 	}
-	perImage := map[string]map[string]v1.Image{}
-	for _, arch := range c.archList() {
-		built, err := b.Build(ctx, arch, images.Definitions())
-		if err != nil {
+	perImage, err := c.buildRelease(ctx, images.Definitions())
+	if err != nil {
+		return err
+	}
+	built := map[string]string{}
+	for n, perArch := range perImage {
+		if built[n], err = indexDigest(perArch); err != nil {
 			return err
 		}
-		for n, img := range built {
-			if perImage[n] == nil {
-				perImage[n] = map[string]v1.Image{}
-			}
-			perImage[n][arch] = img
-		}
+	}
+	if err := verifyPins(built, pinned); err != nil {
+		return err
 	}
 	for _, d := range images.Definitions() {
 		digest, err := images.Push(ctx, refs[d.Name], perImage[d.Name], remote.WithAuthFromKeychain(authn.DefaultKeychain))
@@ -69,12 +67,101 @@ func runPush(ctx context.Context, args []string) error {
 	return nil
 }
 
+// runPin is the release step's (hack/release.sh): it builds the release's images as push will, and pins their
+// digests into the tree (pinLocations): first the images the controller deploys, then the controller image, which
+// embeds those pins.
+func runPin(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("pin", flag.ContinueOnError)
+	var c common
+	c.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := c.checkVersion(); err != nil {
+		return err
+	}
+	for _, step := range [][]string{leafImages(), {imagevector.ImageNameExtension}} {
+		var defs []images.Image
+		for _, n := range step {
+			d, ok := images.Definition(n)
+			if !ok {
+				return fmt.Errorf("no image definition %q", n)
+			}
+			defs = append(defs, d)
+		}
+		perImage, err := c.buildRelease(ctx, defs)
+		if err != nil {
+			return err
+		}
+		digests := map[string]string{}
+		for _, n := range step {
+			if digests[n], err = indexDigest(perImage[n]); err != nil {
+				return err
+			}
+			fmt.Fprintf(os.Stderr, "images: pinned %s %s@%s\n", n, c.version, digests[n])
+		}
+		if err := writePins(".", c.version, digests); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkVersion refuses a version that is not a release: only releases are pinned and pushed.
+func (c *common) checkVersion() error {
+	if !imagevector.IsRelease(c.version) {
+		return fmt.Errorf("version %q is not a release (vX.Y.Z): only releases are pinned and pushed, every other build renders the last released tag", c.version)
+	}
+	return nil
+}
+
+// buildRelease builds defs for every architecture as the release does: the pinned bases, GO_VERSION's toolchain, no
+// revision label (the pins are written before the release commit exists, and the images must be the same at the
+// push: the version label names the release). It returns the images by name and architecture.
+func (c *common) buildRelease(ctx context.Context, defs []images.Image) (map[string]map[string]v1.Image, error) {
+	b, err := c.builder()
+	if err != nil {
+		return nil, err
+	}
+	b.Revision = ""
+	if b.GoVersion, err = images.ReadGoVersion("."); err != nil {
+		return nil, err
+	}
+	if b.Base, err = pinnedBase(); err != nil {
+		return nil, err
+	}
+	perImage := map[string]map[string]v1.Image{}
+	for _, arch := range c.archList() {
+		built, err := b.Build(ctx, arch, defs)
+		if err != nil {
+			return nil, err
+		}
+		for n, img := range built {
+			if perImage[n] == nil {
+				perImage[n] = map[string]v1.Image{}
+			}
+			perImage[n][arch] = img
+		}
+	}
+	return perImage, nil
+}
+
+// indexDigest is the digest of the multi-arch index Push writes for one image's builds.
+func indexDigest(perArch map[string]v1.Image) (string, error) {
+	idx, err := images.Index(perArch)
+	if err != nil {
+		return "", err
+	}
+	d, err := idx.Digest()
+	if err != nil {
+		return "", err
+	}
+	return d.String(), nil
+}
+
 // checkRelease refuses what must not be pushed: a version that is not a release (no chart or controller of any
 // version renders it), a tree with changes (the images would not be the tagged commit's).
 func checkRelease(c common) error {
-	if !imagevector.IsRelease(c.version) {
-		return fmt.Errorf("version %q is not a release (vX.Y.Z): only releases are pushed, every other build renders the last released tag", c.version)
-	}
 	if status, err := exec.Command("git", "status", "--porcelain").Output(); err != nil || len(status) > 0 {
 		return fmt.Errorf("the work tree has changes or is no git checkout (%v): push a release from its clean, tagged commit", err)
 	}

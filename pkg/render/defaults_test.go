@@ -33,13 +33,17 @@ func TestChartDefaultsMatchImageVector(t *testing.T) {
 	if values.Image != img.String() {
 		t.Errorf("%s/values.yaml image = %q, want %q (imagevector/images.yaml)", charts.InstallationChartPath, values.Image, img.String())
 	}
+	pinned, err := imagevector.PinnedTag(imagevector.ImageNameInstallation) // the release, without its digest
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, dir := range []string{charts.InstallationChartPath, charts.RuntimeClassChartPath} {
 		var meta struct {
 			AppVersion string `json:"appVersion"`
 		}
 		readYAML(t, path.Join(dir, "Chart.yaml"), &meta)
-		if meta.AppVersion != *img.Tag {
-			t.Errorf("%s/Chart.yaml appVersion = %q, want the pinned release %q", dir, meta.AppVersion, *img.Tag)
+		if meta.AppVersion != pinned {
+			t.Errorf("%s/Chart.yaml appVersion = %q, want the pinned release %q", dir, meta.AppVersion, pinned)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
+	imagevectorutils "github.com/gardener/gardener/pkg/utils/imagevector"
 	"k8s.io/utils/ptr"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
@@ -94,7 +95,13 @@ func ensurer(t testing.TB, installationRepo, tag string, opts oscwebhook.Options
 	if err != nil {
 		t.Fatal(err)
 	}
-	renderer, err := render.New(images)
+	return ensurerFor(t, images, opts)
+}
+
+// ensurerFor is the OSC webhook's Ensurer rendering the images of vector.
+func ensurerFor(t testing.TB, vector imagevectorutils.ImageVector, opts oscwebhook.Options) *oscwebhook.Ensurer {
+	t.Helper()
+	renderer, err := render.New(vector)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,10 +53,10 @@ type imageFile struct {
 	data []byte
 }
 
-// pushInstallationImage pushes an image laid out as pkg/images' runtime-gvisor-installation image
+// pushInstallationImageFiles pushes an image laid out as pkg/images' runtime-gvisor-installation image
 // (/gvisor-installer, /opt/gvisor/{runsc,containerd-shim-runsc-v1}), one gzip layer, linux/GOARCH, to the test
 // registry over plain http, and returns its reference (repository:tag).
-func pushInstallationImage(t testing.TB, host, tag string, files []imageFile) string {
+func pushInstallationImageFiles(t testing.TB, host, tag string, files []imageFile) string {
 	t.Helper()
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)

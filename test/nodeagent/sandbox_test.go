@@ -85,7 +85,7 @@ func newSuite(t testing.TB) *suite {
 	}
 	s.registry = startRegistry(t)
 	const tag = "v0.0.0-test"
-	pushInstallationImage(t, s.registry, tag, files)
+	pushInstallationImageFiles(t, s.registry, tag, files)
 	s.gvisor, s.remove = mutatedOSCs(t, s.registry+"/"+installationRepository, tag)
 	s.metrics = sandboxMetricsOSC(t, s.registry+"/"+installationRepository, tag)
 	return s
