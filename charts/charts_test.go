@@ -346,7 +346,8 @@ func TestNoDevelopmentImageTags(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, c := decode(t, template(t)).deployment(t)
-	if want := img.String(); c.Image != want {
+	// The chart pins its own image's digest (Chart.yaml), images.yaml cannot (the controller image embeds it).
+	if want, image := img.String(), strings.SplitN(c.Image, "@", 2)[0]; image != want {
 		t.Errorf("chart default image %s != imagevector/images.yaml %s: bump Chart.yaml appVersion and images.yaml together", c.Image, want)
 	}
 }

@@ -138,18 +138,26 @@ func TestVersions(t *testing.T) {
 	}
 }
 
-// pinnedTag is the installation image's tag as imagevector/images.yaml pins it (the last release), which every
-// development build renders; read from there so the release step only edits images.yaml.
+// pinnedTag is the installation image's tag as imagevector/images.yaml pins it (the last release, @ its digest once
+// a release pinned one), which every development build renders; read from there so the release step only edits
+// images.yaml.
 func pinnedTag(t *testing.T) string {
 	t.Helper()
 	tag, err := imagevector.PinnedTag(imagevector.ImageNameInstallation)
 	if err != nil {
 		t.Fatal(err)
 	}
+	digest, err := imagevector.PinnedDigest(imagevector.ImageNameInstallation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if digest != "" {
+		tag += "@" + digest
+	}
 	return tag
 }
 
-// checkImages asserts that every rendered image is ours, tagged wantTag, with no development marker.
+// checkImages asserts that every rendered image is ours, tagged wantTag (tag[@digest]), with no development marker.
 func checkImages(t *testing.T, out, wantTag string) {
 	t.Helper()
 	refs := imageRefs(out)

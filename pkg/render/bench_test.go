@@ -21,7 +21,7 @@ func benchValues(b *testing.B) render.InstallationValues {
 	if err != nil {
 		b.Fatal(err)
 	}
-	v.Image = installRepo + ":" + pinnedTag(b) // the same values for both renderers, image included
+	v.Image = pinnedImage(b) // the same values for both renderers, image included
 	return v
 }
 

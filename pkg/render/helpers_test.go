@@ -26,17 +26,15 @@ import (
 // quantityEqual compares quantities by value: parsed and constructed quantities differ in cached fields.
 var quantityEqual = cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })
 
-const installRepo = "ghcr.io/runtime-gvisor/runtime-gvisor-installation"
-
-// pinnedTag is the installation image's tag as imagevector/images.yaml pins it (the last release): what a
-// development build renders. Read from there so the release step only edits images.yaml.
-func pinnedTag(t testing.TB) string {
+// pinnedImage is the installation image as imagevector/images.yaml pins it (the last release, by digest once a
+// release pinned one): what a development build renders. Read from there so the release step only edits images.yaml.
+func pinnedImage(t testing.TB) string {
 	t.Helper()
-	tag, err := imagevector.PinnedTag(imagevector.ImageNameInstallation)
+	ref, err := imagevector.PinnedReference(imagevector.ImageNameInstallation)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tag
+	return ref
 }
 
 // newRenderer returns a renderer for the given build version and optional image vector overwrite file:

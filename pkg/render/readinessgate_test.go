@@ -148,7 +148,7 @@ func TestReadinessGateInstallationChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	runscToml := "[runsc_config]\n  net-raw = \"true\"\n"
-	ds := expectedDaemonSet(dsParams{pool: "gvisor", image: installRepo + ":" + pinnedTag(t), binaryPath: "/var/bin/containerruntimes",
+	ds := expectedDaemonSet(dsParams{pool: "gvisor", image: pinnedImage(t), binaryPath: "/var/bin/containerruntimes",
 		runscToml: runscToml, nodeSelector: map[string]string{"worker.gardener.cloud/cri-name": "containerd", "worker.gardener.cloud/pool": "gvisor"}})
 	withReadinessGate(ds)
 	want := []client.Object{

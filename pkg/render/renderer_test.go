@@ -87,7 +87,7 @@ func TestInstallation(t *testing.T) {
 				ConfigFlags:  map[string]string{"net-raw": "true"},
 			},
 			wantRunscToml: "[runsc_config]\n  net-raw = \"true\"\n",
-			wantDS: dsParams{pool: "gvisor", image: installRepo + ":" + pinnedTag(t), binaryPath: "/var/bin/containerruntimes",
+			wantDS: dsParams{pool: "gvisor", image: pinnedImage(t), binaryPath: "/var/bin/containerruntimes",
 				nodeSelector: map[string]string{"worker.gardener.cloud/cri-name": "containerd", "worker.gardener.cloud/pool": "gvisor"}},
 		},
 		{

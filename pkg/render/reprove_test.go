@@ -43,7 +43,7 @@ func TestReproveInterval(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantObjs := []client.Object{expectedConfigMap("gvisor", runscToml), expectedDaemonSet(dsParams{pool: "gvisor", image: installRepo + ":" + pinnedTag(t),
+		wantObjs := []client.Object{expectedConfigMap("gvisor", runscToml), expectedDaemonSet(dsParams{pool: "gvisor", image: pinnedImage(t),
 			binaryPath: "/var/bin/containerruntimes", runscToml: runscToml, reproveInterval: want,
 			nodeSelector: map[string]string{"worker.gardener.cloud/cri-name": "containerd", "worker.gardener.cloud/pool": "gvisor"}}), expectedNetworkPolicy("gvisor")}
 		if diff := cmp.Diff(wantObjs, m.Objects(), quantityEqual); diff != "" {

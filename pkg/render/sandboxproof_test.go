@@ -26,7 +26,7 @@ func TestSandboxProofSetting(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []client.Object{expectedConfigMap("gvisor", runscToml), expectedDaemonSet(dsParams{pool: "gvisor", image: installRepo + ":" + pinnedTag(t),
+		want := []client.Object{expectedConfigMap("gvisor", runscToml), expectedDaemonSet(dsParams{pool: "gvisor", image: pinnedImage(t),
 			binaryPath: "/var/bin/containerruntimes", runscToml: runscToml, skipSandboxProof: skip,
 			nodeSelector: map[string]string{"worker.gardener.cloud/cri-name": "containerd", "worker.gardener.cloud/pool": "gvisor"}}), expectedNetworkPolicy("gvisor")}
 		if diff := cmp.Diff(want, m.Objects(), quantityEqual); diff != "" {

@@ -28,8 +28,8 @@ func TestTargetVersion(t *testing.T) {
 	r := newRenderer(t, "v0.1.0-dev", ow)
 	for target, want := range map[string]string{
 		"1.31.4": "registry.example.com/old-kernels/runtime-gvisor-installation:v0.1.0",
-		"1.33.0": installRepo + ":" + pinnedTag(t),
-		"":       installRepo + ":" + pinnedTag(t),
+		"1.33.0": pinnedImage(t),
+		"":       pinnedImage(t),
 	} {
 		t.Run("target="+target, func(t *testing.T) {
 			m, err := r.Installation(render.InstallationValues{WorkerPool: "a", BinaryPath: "/var/bin/containerruntimes",

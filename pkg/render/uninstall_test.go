@@ -28,7 +28,7 @@ func TestUninstallDaemonSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []client.Object{expectedDaemonSet(dsParams{pool: "gvisor", image: installRepo + ":" + pinnedTag(t), binaryPath: "/var/bin/containerruntimes",
+	want := []client.Object{expectedDaemonSet(dsParams{pool: "gvisor", image: pinnedImage(t), binaryPath: "/var/bin/containerruntimes",
 		nodeSelector: map[string]string{"worker.gardener.cloud/cri-name": "containerd", "worker.gardener.cloud/pool": "gvisor"}, uninstall: true})}
 	if diff := cmp.Diff(want, m.Objects(), quantityEqual); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -48,7 +48,7 @@ func TestUninstallReadinessGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds := expectedDaemonSet(dsParams{pool: "gvisor", image: installRepo + ":" + pinnedTag(t), binaryPath: "/var/bin/containerruntimes",
+	ds := expectedDaemonSet(dsParams{pool: "gvisor", image: pinnedImage(t), binaryPath: "/var/bin/containerruntimes",
 		nodeSelector: map[string]string{"worker.gardener.cloud/cri-name": "containerd", "worker.gardener.cloud/pool": "gvisor"}, uninstall: true})
 	withReadinessGate(ds)
 	want := []client.Object{
