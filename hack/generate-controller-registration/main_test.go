@@ -116,7 +116,11 @@ func TestGenerateObjects(t *testing.T) {
 			if err := json.Unmarshal(deployment.Helm.Values.Raw, &values); err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(map[string]any{"image": map[string]any{"tag": tc.wantTag}}, values); diff != "" {
+			wantImage := map[string]any{"tag": tc.wantTag}
+			if digest := chartDigest(t, chartDir); digest != "" && tc.wantTag == pinned {
+				wantImage["digest"] = digest // a release's chart: its controller by the pinned digest
+			}
+			if diff := cmp.Diff(map[string]any{"image": wantImage}, values); diff != "" {
 				t.Errorf("values (-want +got):\n%s", diff)
 			}
 			c, err := loader.LoadArchive(bytes.NewReader(deployment.Helm.RawChart))
@@ -185,5 +189,60 @@ func TestLibrarySchemaRejectsMisplacedOverwrite(t *testing.T) {
 	}
 	if err := verifyRenders(archive, map[string]any{"imageVectorOverwrite": "images: []"}); err != nil {
 		t.Fatalf("top-level imageVectorOverwrite rejected: %v", err)
+	}
+}
+
+// chartDigest is the digest the chart in dir pins for its image (Chart.yaml's annotation), empty before a release.
+func chartDigest(t *testing.T, dir string) string {
+	t.Helper()
+	c, err := loader.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Metadata.Annotations[imagevector.ImageDigestAnnotation]
+}
+
+// TestGeneratePinnedChart: the registration of a release's chart names the controller image by the digest the
+// release pinned: its explicit image.tag would otherwise drop the chart's default digest. A release of another
+// version than the chart's (no pin for it) gets the tag alone.
+func TestGeneratePinnedChart(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "chart")
+	if err := os.CopyFS(dir, os.DirFS(chartDir)); err != nil {
+		t.Fatal(err)
+	}
+	const digest = "sha256:4444444444444444444444444444444444444444444444444444444444444444"
+	data, err := os.ReadFile(filepath.Join(dir, "Chart.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, err = imagevector.PinChartDigest(data, digest); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Chart.yaml"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pinned, err := imagevector.PinnedTag(imagevector.ImageNameExtension)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for version, want := range map[string]map[string]any{
+		"v0.0.0-dev": {"tag": pinned, "digest": digest},
+		"v98.0.0":    {"tag": "v98.0.0"},
+	} {
+		out, err := Generate(version, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var deployment gardencorev1.ControllerDeployment
+		if err := yaml.Unmarshal([]byte(strings.Split(string(out), "\n---\n")[1]), &deployment); err != nil {
+			t.Fatal(err)
+		}
+		var values map[string]any
+		if err := json.Unmarshal(deployment.Helm.Values.Raw, &values); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(map[string]any{"image": want}, values); diff != "" {
+			t.Errorf("%s: values (-want +got):\n%s", version, diff)
+		}
 	}
 }

@@ -38,7 +38,16 @@ func Generate(version, chartDir string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chart %s: %w", chartDir, err)
 	}
-	values := map[string]any{"image": map[string]any{"tag": tag}}
+	image := map[string]any{"tag": tag}
+	// The chart's own release is pulled by the digest the release pinned in Chart.yaml; an explicit image.tag
+	// drops that default, so the registration names the digest too.
+	if digest := c.Metadata.Annotations[imagevector.ImageDigestAnnotation]; digest != "" && tag == c.Metadata.AppVersion {
+		if err := imagevector.CheckDigest(digest); err != nil {
+			return nil, fmt.Errorf("chart %s: annotation %s: %w", chartDir, imagevector.ImageDigestAnnotation, err)
+		}
+		image["digest"] = digest
+	}
+	values := map[string]any{"image": image}
 	// Refuse to publish a registration whose chart gardenlet could not render.
 	if err := verifyRenders(archive, values); err != nil {
 		return nil, fmt.Errorf("chart %s with values %v: %w", chartDir, values, err)
