@@ -4,6 +4,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,5 +91,17 @@ func TestVerifyPins(t *testing.T) {
 	err := verifyPins(map[string]string{imagevector.ImageNameInstallation: "sha256:cc", imagevector.ImageNameExtension: "sha256:bb"}, pinned)
 	if err == nil || !strings.Contains(err.Error(), imagevector.ImageNameInstallation+" built as sha256:cc, pinned sha256:aa") {
 		t.Errorf("another installation image: %v, want an error naming it and both digests", err)
+	}
+}
+
+// TestReleaseCommandsRefuseOtherVersions: pin and push refuse a development version before they build anything.
+func TestReleaseCommandsRefuseOtherVersions(t *testing.T) {
+	for _, cmd := range []string{"pin", "push"} {
+		for _, v := range []string{"", "v0.2.0-dev", "v0.2.0-rc.1"} {
+			err := run(context.Background(), []string{cmd, "-version", v})
+			if err == nil || !strings.Contains(err.Error(), "is not a release") {
+				t.Errorf("%s -version %q: %v, want a refusal naming -version", cmd, v, err)
+			}
+		}
 	}
 }

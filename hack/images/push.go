@@ -24,13 +24,8 @@ import (
 // each is the image the release pinned by digest (hack/release.sh, runPin), and pushes each as a multi-arch index to
 // <registry>/<image>:<version>.
 func runPush(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("push", flag.ContinueOnError)
-	var c common
-	c.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if err := c.checkVersion(); err != nil {
+	c, err := parseRelease("push", args)
+	if err != nil {
 		return err
 	}
 	if err := checkRelease(c); err != nil {
@@ -71,13 +66,8 @@ func runPush(ctx context.Context, args []string) error {
 // digests into the tree (pinLocations): first the images the controller deploys, then the controller image, which
 // embeds those pins.
 func runPin(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("pin", flag.ContinueOnError)
-	var c common
-	c.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if err := c.checkVersion(); err != nil {
+	c, err := parseRelease("pin", args)
+	if err != nil {
 		return err
 	}
 	for _, step := range [][]string{leafImages(), {imagevector.ImageNameExtension}} {
@@ -107,12 +97,19 @@ func runPin(ctx context.Context, args []string) error {
 	return nil
 }
 
-// checkVersion refuses a version that is not a release: only releases are pinned and pushed.
-func (c *common) checkVersion() error {
-	if !imagevector.IsRelease(c.version) {
-		return fmt.Errorf("version %q is not a release (vX.Y.Z): only releases are pinned and pushed, every other build renders the last released tag", c.version)
+// parseRelease parses the flags of a release command (pin, push) and refuses a version that is not a release: only
+// releases are pinned and pushed.
+func parseRelease(command string, args []string) (common, error) {
+	fs := flag.NewFlagSet(command, flag.ContinueOnError)
+	var c common
+	c.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return c, err
 	}
-	return nil
+	if !imagevector.IsRelease(c.version) {
+		return c, fmt.Errorf("-version %q is not a release (vX.Y.Z): only releases are pinned and pushed, every other build renders the last released tag", c.version)
+	}
+	return c, nil
 }
 
 // buildRelease builds defs for every architecture as the release does: the pinned bases, GO_VERSION's toolchain, no
