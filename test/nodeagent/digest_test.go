@@ -12,10 +12,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/imagevector"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
@@ -31,8 +35,9 @@ import (
 // repository only). Whoever can push to that registry then moves the release's tag to another image, as an
 // attacker who wants root on every gVisor node would. The extension's OSC webhook names the image by digest, and
 // node-agent's real extractor, pulling through a real containerd, puts the released image's files on the node,
-// not the moved tag's. The same OSC rendered from today's tag-only pin gets the moved tag's files: the pin is what
-// keeps them out.
+// not the moved tag's; in the DaemonSet mode, containerd's CRI, asked for the same reference as kubelet asks for the
+// DaemonSet's image, pulls the release. The same OSC and image rendered from today's tag-only pin get the moved
+// tag's image: the pin is what keeps it out.
 func TestMovedTagChangesNothingOnTheNode(t *testing.T) {
 	registry := startRegistry(t)
 	tag, err := imagevector.PinnedTag(imagevector.ImageNameInstallation)
@@ -62,7 +67,7 @@ func TestMovedTagChangesNothingOnTheNode(t *testing.T) {
 		t.Fatalf("the tag %s still names %s after the push of another image", releasedRef, digest)
 	}
 
-	socket := startExtractorContainerd(t)
+	socket := startExtractorContainerd(t, registry)
 	for _, tc := range []struct {
 		name string
 		osc  *extensionsv1alpha1.OperatingSystemConfig
@@ -87,6 +92,60 @@ func TestMovedTagChangesNothingOnTheNode(t *testing.T) {
 		}
 		t.Logf("%s: node-agent extracted %d files from %s", tc.name, len(files), files[0].Content.ImageRef.Image)
 	}
+
+	// The DaemonSet mode: kubelet asks containerd's CRI to pull the installation DaemonSet's image, the same
+	// rendering of the image vector; the pinned reference gets the release, the tag alone the moved image.
+	for ref, want := range map[string]string{pinnedRef(t, pinnedYAML, mirror): digest, mirror + ":" + tag: digestOf(t, releasedRef)} {
+		got := criPull(t, socket, ref, mirror)
+		if got != want {
+			t.Errorf("CRI PullImage %s: the node got %s, want %s", ref, got, want)
+		}
+		t.Logf("CRI PullImage %s: the node got %s", ref, got)
+	}
+}
+
+// pinnedRef is the installation image a development build renders from images.yaml (imagesYAML), mirrored to
+// repository.
+func pinnedRef(t testing.TB, imagesYAML []byte, repository string) string {
+	t.Helper()
+	vector, err := imagevector.Parse(imagesYAML, version.Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := vector.FindImage(imagevector.ImageNameInstallation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repository + ":" + *img.Tag
+}
+
+// criPull pulls ref (an image in repository) through containerd's CRI, as kubelet does for a pod's image, and
+// returns the digest of the manifest the node got (the image's repo digest in repository).
+func criPull(t testing.TB, socket, ref, repository string) string {
+	t.Helper()
+	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	images := runtimeapi.NewImageServiceClient(conn)
+	pulled, err := images.PullImage(ctx, &runtimeapi.PullImageRequest{Image: &runtimeapi.ImageSpec{Image: ref}})
+	if err != nil {
+		t.Fatalf("CRI PullImage %s: %v", ref, err)
+	}
+	st, err := images.ImageStatus(ctx, &runtimeapi.ImageStatusRequest{Image: &runtimeapi.ImageSpec{Image: pulled.ImageRef}})
+	if err != nil || st.Image == nil {
+		t.Fatalf("CRI ImageStatus of %s (%s): %v", ref, pulled.ImageRef, err)
+	}
+	for _, d := range st.Image.RepoDigests {
+		if r, dg, ok := strings.Cut(d, "@"); ok && r == repository {
+			return dg
+		}
+	}
+	t.Fatalf("CRI ImageStatus of %s has no repo digest in %s: %v", ref, repository, st.Image.RepoDigests)
+	return ""
 }
 
 // installationLayout is pkg/images' installation image layout with files that say which image they come from, by
@@ -162,14 +221,17 @@ func imageRefFiles(t testing.TB, osc *extensionsv1alpha1.OperatingSystemConfig) 
 	return out
 }
 
-// startExtractorContainerd starts a real containerd (the newest supported release) for node-agent's extractor to
-// pull through, and returns its socket.
-func startExtractorContainerd(t testing.TB) string {
+// startExtractorContainerd starts a real containerd (the newest supported release) for node-agent's extractor and
+// kubelet's CRI pulls, with the CRI's registry host config pointing at the test registry, and returns its socket.
+func startExtractorContainerd(t testing.TB, registry string) string {
 	t.Helper()
 	c := installertest.Release(t, supported[len(supported)-1].minor)
-	boot := filepath.Join(t.TempDir(), "empty.toml")
-	if err := os.WriteFile(boot, nil, 0o644); err != nil {
+	hosts := t.TempDir()
+	writeHostsToml(t, hosts, registry)
+	config := filepath.Join(t.TempDir(), "config.toml")
+	toml := fmt.Sprintf("version = 3\n\n[plugins.'io.containerd.cri.v1.images'.registry]\n  config_path = %q\n", filepath.Join(hosts, "etc/containerd/certs.d"))
+	if err := os.WriteFile(config, []byte(toml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return installertest.StartDaemon(t, c, boot, t.TempDir()).Socket
+	return installertest.StartDaemon(t, c, config, t.TempDir()).Socket
 }
