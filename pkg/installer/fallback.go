@@ -96,13 +96,17 @@ func (r *Run) proofFailed(ctx context.Context, p *Plan, res *Result, cause error
 			err = perr
 		}
 	}
+	// What the node runs comes first, the reason last (see refuseRemembered): an operator reads that the node has no
+	// working gVisor, and why the fallback did not help.
+	fallback := "no proven release on this node to fall back to"
 	if err != nil {
 		cause = fmt.Errorf("%w; falling back to the last proven release: %v", cause, err)
+		fallback = fmt.Sprintf("falling back to the last proven release failed (%v)", err)
 	}
 	// The node runs no proven release, this one included.
 	rp.state.Good = slices.DeleteFunc(rp.state.Good, func(id string) bool { return id == rp.id })
 	r.saveState(rp)
-	res.Verdict = failedVerdict
+	res.Verdict = fmt.Sprintf("release %s failed; %s; %s", rp.id, fallback, failedVerdict)
 	if r.action == ActionActivate {
 		// containerd's configuration is gardener-node-agent's: runsc stays registered, and the failure is the node's
 		// to report (the proof unit fails).

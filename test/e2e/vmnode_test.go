@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,7 +21,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	extensionsv1alpha1 "github.com/gardener/gardener/pkg/apis/extensions/v1alpha1"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodecontract"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/nodelabel"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/e2e"
@@ -497,6 +500,11 @@ func (g *gardenersNode) brokenRelease(ctx context.Context, t *testing.T, app *co
 		if !strings.Contains(cond.Message, want) {
 			t.Errorf("EveryNodeReady's message lacks %q: %s", want, cond.Message)
 		}
+	}
+	if t.Failed() {
+		// The installers' own account, before later steps remove them.
+		t.Logf("the installers and the node's release state:\n%s", g.run(ctx, t, "for id in $(crictl ps -a -q --name installer | head -3); do crictl logs --tail 25 $id 2>&1; done; "+
+			"ls -l "+path.Join(extensionsv1alpha1.ContainerDRuntimeContainersBinFolder, "gvisor")+"; cat "+path.Join(extensionsv1alpha1.ContainerDRuntimeContainersBinFolder, nodecontract.StateFile)+" || true"))
 	}
 	if after := containerID(ctx, t, g.seed, app); after != before {
 		t.Errorf("the gVisor pod's container changed with the broken release: %s, then %s", before, after)
