@@ -136,13 +136,13 @@ func PinChartDigest(data []byte, digest string) ([]byte, error) {
 		}
 		indent := line[:len(line)-len(strings.TrimLeft(line, " "))]
 		if indent == "" {
-			return nil, fmt.Errorf("Chart.yaml has %s at the top level, want it under annotations:", ImageDigestAnnotation)
+			return nil, fmt.Errorf("the chart metadata has %s at the top level; move it under annotations", ImageDigestAnnotation)
 		}
 		lines[i] = indent + ImageDigestAnnotation + ": " + digest + "\n"
 		found = true
 	}
 	if !found {
-		return nil, fmt.Errorf("Chart.yaml has no annotation %s to pin; add it under annotations: (empty) as the charts of this repository have it", ImageDigestAnnotation)
+		return nil, fmt.Errorf("the chart metadata has no annotation %s to pin; add it under annotations (empty), as the charts of this repository have it", ImageDigestAnnotation)
 	}
 	return []byte(strings.Join(lines, "")), nil
 }

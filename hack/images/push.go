@@ -28,7 +28,7 @@ func runPush(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkRelease(c); err != nil {
+	if err := checkCleanTree(); err != nil {
 		return err
 	}
 	pinned, err := readPins(".", c.version)
@@ -156,9 +156,9 @@ func indexDigest(perArch map[string]v1.Image) (string, error) {
 	return d.String(), nil
 }
 
-// checkRelease refuses what must not be pushed: a version that is not a release (no chart or controller of any
-// version renders it), a tree with changes (the images would not be the tagged commit's).
-func checkRelease(c common) error {
+// checkCleanTree refuses to push from a tree with changes: the images would not be the tagged commit's (parseRelease
+// refuses a version that is not a release).
+func checkCleanTree() error {
 	if status, err := exec.Command("git", "status", "--porcelain").Output(); err != nil || len(status) > 0 {
 		return fmt.Errorf("the work tree has changes or is no git checkout (%v): push a release from its clean, tagged commit", err)
 	}
