@@ -4,14 +4,14 @@
 package installer
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/refusal"
 )
@@ -55,30 +55,12 @@ func TestWaiterLocksTheNewLockDir(t *testing.T) {
 	}
 }
 
-func lockTestRun(t *testing.T, root string, timeout time.Duration) (*Run, *lockedBuffer) {
+func lockTestRun(t *testing.T, root string, timeout time.Duration) (*Run, *testutil.SyncBuffer) {
 	t.Helper()
-	b := &lockedBuffer{}
+	b := &testutil.SyncBuffer{}
 	r, err := Resolve(Options{HostRoot: root, LockTimeout: timeout, Logger: slog.New(slog.NewTextHandler(b, nil))}, ActionUninstall)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return r, b
-}
-
-// lockedBuffer is a bytes.Buffer that a run's logger writes to while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

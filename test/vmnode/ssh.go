@@ -4,15 +4,15 @@
 package vmnode
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 
 	"golang.org/x/crypto/ssh"
 )
@@ -112,7 +112,7 @@ func (n *Node) Run(ctx context.Context, script string) (string, error) {
 	}
 	defer s.Close()
 	// One buffer for both streams, locked: the session copies stdout and stderr from two goroutines.
-	var out lockedBuffer
+	var out testutil.SyncBuffer
 	s.Stdout, s.Stderr = &out, &out
 	done := make(chan error, 1)
 	go func() { done <- s.Run("bash --norc --noprofile -euo pipefail -c " + shellQuote(script)) }()
@@ -131,21 +131,3 @@ func (n *Node) Run(ctx context.Context, script string) (string, error) {
 
 // shellQuote quotes s as one word of a POSIX shell.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
-// lockedBuffer is a bytes.Buffer safe for concurrent writers.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
