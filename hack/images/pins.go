@@ -100,7 +100,7 @@ func writePins(root, version string, digests map[string]string) error {
 }
 
 // installationImageLine is the installation chart's default image (a full reference) in its values.yaml.
-var installationImageLine = regexp.MustCompile(`(?m)^image: (ghcr\.io/runtime-gvisor/runtime-gvisor-installation):\S*$`)
+var installationImageLine = regexp.MustCompile(`(?m)^image: (ghcr\.io/runtime-gvisor/runtime-gvisor-installation):(\S*)$`)
 
 // pinInstallationDefault sets the installation chart's default image to the release's, by digest.
 func pinInstallationDefault(data []byte, version, digest string) ([]byte, error) {
@@ -166,11 +166,9 @@ func readPin(path, file, name, version string) (string, error) {
 		if m == nil {
 			return "", fmt.Errorf("%s has no default installation image", file)
 		}
-		_, ref, _ := strings.Cut(string(m[0]), "image: ")
-		_, tagAndDigest, _ := strings.Cut(ref, "runtime-gvisor-installation:")
-		tag, d, _ := strings.Cut(tagAndDigest, "@")
+		tag, d, _ := strings.Cut(string(m[2]), "@")
 		if tag != version {
-			return "", fmt.Errorf("%s names %s, not the release %s: run hack/release.sh %s", file, ref, version, version)
+			return "", fmt.Errorf("%s names %s:%s, not the release %s: run hack/release.sh %s", file, m[1], m[2], version, version)
 		}
 		digest = d
 	default:
