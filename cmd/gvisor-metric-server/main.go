@@ -1,15 +1,21 @@
 // SPDX-FileCopyrightText: 2026 The gardener-extension-runtime-gvisor authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Command gvisor-metric-server serves the Prometheus metrics of the gVisor sandboxes on a node (package server):
+// Command gvisor-metric-server serves the Prometheus metrics of the gVisor sandboxes on a node, as two processes:
 //
-//	gvisor-metric-server --root DIR --metric-server ADDR [--listen ADDR] [--per-pod] [--exporter-prefix runsc_]
+//	gvisor-metric-server --root DIR --metric-server ADDR --listen SOCKET --socket-mode 0666 [--per-pod]   (collector)
+//	gvisor-metric-server --collector-socket SOCKET --listen :PORT                                         (front)
 //
-// --metric-server is the value of runsc's metric-server flag in the node's runsc.toml; only sandboxes created with
-// exactly that value are served. The server listens on it too unless --listen names another address (tests, or a
-// node where the flag names a path the scraper cannot reach). An address is host:port, :port or an absolute path
-// (a Unix socket), as runsc's flag allows. /metrics is the endpoint; SIGTERM and SIGINT stop the server. Only with
-// --per-pod does it name pods and namespaces: where every pod of the cluster reaches it, it serves the node's sums.
+// The collector (package server) runs as root: it reads the sandboxes' state under --root and asks each over its
+// control socket. --metric-server is the value of runsc's metric-server flag in the node's runsc.toml; only
+// sandboxes created with exactly that value are served. It listens on --listen (default: --metric-server): an
+// address is host:port, :port or an absolute path (a Unix socket, given --socket-mode), as runsc's flag allows.
+// Only with --per-pod does it name pods and namespaces: where every pod of the cluster reaches it, it serves the
+// node's sums.
+//
+// The front (package front) is what the network reaches: it runs as a user of its own with nothing but the
+// collector's socket and answers /metrics by asking the collector, so the process that holds the sandboxes' control
+// sockets listens on no network. /metrics is the endpoint of both; SIGTERM and SIGINT stop them.
 //
 // It is its own Go module: it links runsc's container and sandbox packages, which need the exact dependency
 // versions of the pinned gVisor module (its OCI runtime-spec), not the extension's newer ones.
@@ -25,6 +31,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -32,6 +39,7 @@ import (
 	"golang.org/x/net/netutil"
 	gvisorlog "gvisor.dev/gvisor/pkg/log"
 
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/cmd/gvisor-metric-server/front"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/cmd/gvisor-metric-server/server"
 )
 
@@ -49,15 +57,20 @@ func main() {
 // options are the parsed command line.
 type options struct {
 	root, address, listen, prefix string
-	timeout                       time.Duration
-	perPod, showVersion           bool
+	// collectorSocket is the front's collector; empty for the collector itself.
+	collectorSocket string
+	// socketMode is the permission of the collector's Unix socket (--listen a path): the front runs as another user.
+	socketMode          os.FileMode
+	timeout             time.Duration
+	perPod, showVersion bool
 }
 
-// parseFlags parses args and completes the options: --metric-server is required (unless --version), with
-// "%RUNTIME_ROOT%" replaced by --root (the sandboxes' recorded address is compared that way, server.load), and
-// --listen defaults to it.
+// parseFlags parses args and completes the options. A front (--collector-socket) needs --listen and takes none of
+// the collector's flags. A collector needs --metric-server, with "%RUNTIME_ROOT%" replaced by --root (the sandboxes'
+// recorded address is compared that way, server.load); --listen defaults to it.
 func parseFlags(args []string) (*options, error) {
 	o := &options{}
+	var socketMode string
 	fs := flag.NewFlagSet("gvisor-metric-server", flag.ContinueOnError)
 	fs.StringVar(&o.root, "root", "/run/containerd/runsc/k8s.io", "runsc's root directory of the sandboxes (the containerd shim's, per namespace)")
 	fs.StringVar(&o.address, "metric-server", "", "the metric-server flag of the sandboxes to serve (as in runsc.toml)")
@@ -66,6 +79,8 @@ func parseFlags(args []string) (*options, error) {
 	fs.DurationVar(&o.timeout, "sandbox-timeout", server.DefaultTimeout, "how long one sandbox may take to answer a scrape")
 	fs.BoolVar(&o.perPod, "per-pod", false, "serve each sandbox's series, labelled with its pod and namespace; without it only the node's sums "+
 		"(for a server that every pod of the cluster can reach)")
+	fs.StringVar(&o.collectorSocket, "collector-socket", "", "run as the front: answer /metrics on --listen by asking the collector on this Unix socket")
+	fs.StringVar(&socketMode, "socket-mode", "0600", "permission of the Unix socket the collector listens on (octal)")
 	fs.BoolVar(&o.showVersion, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -76,6 +91,14 @@ func parseFlags(args []string) (*options, error) {
 	if o.showVersion {
 		return o, nil
 	}
+	if o.collectorSocket != "" {
+		return o, checkFront(o, fs)
+	}
+	mode, err := strconv.ParseUint(socketMode, 8, 32)
+	if err != nil || mode&^0o777 != 0 {
+		return nil, fmt.Errorf("--socket-mode %q: want an octal permission such as 0660", socketMode)
+	}
+	o.socketMode = os.FileMode(mode)
 	if o.address == "" {
 		return nil, fmt.Errorf("--metric-server is required: the value of runsc's metric-server flag in the node's runsc.toml")
 	}
@@ -84,6 +107,27 @@ func parseFlags(args []string) (*options, error) {
 		o.listen = o.address
 	}
 	return o, nil
+}
+
+// checkFront refuses a front command line that names what only the collector holds.
+func checkFront(o *options, fs *flag.FlagSet) error {
+	if !filepath.IsAbs(o.collectorSocket) {
+		return fmt.Errorf("--collector-socket %q: want the absolute path of the collector's Unix socket (its --listen)", o.collectorSocket)
+	}
+	if o.listen == "" || filepath.IsAbs(o.listen) {
+		return fmt.Errorf("--listen %q: the front needs the TCP address the scraper reaches, such as :9474", o.listen)
+	}
+	var collectorOnly []string
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "root", "metric-server", "per-pod", "exporter-prefix", "sandbox-timeout", "socket-mode":
+			collectorOnly = append(collectorOnly, "--"+f.Name)
+		}
+	})
+	if len(collectorOnly) > 0 {
+		return fmt.Errorf("%s: the collector's flags; the front (--collector-socket) reads no sandbox", strings.Join(collectorOnly, ", "))
+	}
+	return nil
 }
 
 func run(args []string) error {
@@ -99,13 +143,18 @@ func run(args []string) error {
 	// node's logs.
 	gvisorlog.SetLevel(gvisorlog.Warning)
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	srv := &server.Server{Root: o.root, Address: o.address, Prefix: o.prefix, Timeout: o.timeout, PerPod: o.perPod, Logger: log}
-	l, err := listenOn(o.listen)
+	var handler http.Handler
+	if o.collectorSocket != "" {
+		handler = front.New(o.collectorSocket, log)
+	} else {
+		handler = &server.Server{Root: o.root, Address: o.address, Prefix: o.prefix, Timeout: o.timeout, PerPod: o.perPod, Logger: log}
+	}
+	l, err := listenOn(o.listen, o.socketMode)
 	if err != nil {
 		return err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", srv)
+	mux.Handle("/metrics", handler)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, WriteTimeout: writeTimeout, IdleTimeout: idleTimeout}
 	l = netutil.LimitListener(l, maxConnections)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
@@ -116,7 +165,11 @@ func run(args []string) error {
 		defer cancel()
 		_ = hs.Shutdown(sctx)
 	}()
-	log.Info("serving gVisor sandbox metrics", "version", version, "listen", l.Addr().String(), "root", o.root, "metric-server", o.address, "per-pod", o.perPod)
+	if o.collectorSocket != "" {
+		log.Info("serving the collector's gVisor sandbox metrics", "version", version, "listen", l.Addr().String(), "collector", o.collectorSocket)
+	} else {
+		log.Info("collecting gVisor sandbox metrics", "version", version, "listen", l.Addr().String(), "root", o.root, "metric-server", o.address, "per-pod", o.perPod)
+	}
 	if err := hs.Serve(l); err != nil && err != http.ErrServerClosed {
 		return fmt.Errorf("serving on %s: %w", o.listen, err)
 	}
@@ -133,9 +186,10 @@ const (
 	maxConnections    = 16
 )
 
-// listenOn listens on a TCP address or, for an absolute path, a Unix socket (a stale socket file of an earlier
-// run is replaced).
-func listenOn(addr string) (net.Listener, error) {
+// listenOn listens on a TCP address or, for an absolute path, a Unix socket with permission mode (a stale socket
+// file of an earlier run is replaced). The socket's directory decides who reaches it (the pod's emptyDir, or the
+// unit's directory that only root and the front's group may enter).
+func listenOn(addr string, mode os.FileMode) (net.Listener, error) {
 	if !filepath.IsAbs(addr) {
 		l, err := net.Listen("tcp", addr)
 		if err != nil {
@@ -149,6 +203,10 @@ func listenOn(addr string) (net.Listener, error) {
 	l, err := net.Listen("unix", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listening on the Unix socket %s: %w", addr, err)
+	}
+	if err := os.Chmod(addr, mode); err != nil {
+		_ = l.Close()
+		return nil, fmt.Errorf("setting the Unix socket %s's permission: %w", addr, err)
 	}
 	return l, nil
 }
