@@ -17,8 +17,8 @@ import (
 
 // TestSandboxMetricsContract: sandbox metrics change nothing of what the installer and the idle container run or
 // mount; they add runsc's metric-server flag to the runsc.toml the installer validates and installs (it accepts
-// it), and a metric server container that mounts none of the installer's host paths writable and neither the CRI
-// socket's directory nor systemd's bus.
+// it), and the metric server's containers, which mount none of the installer's host paths writable and neither the
+// CRI socket's directory nor systemd's bus: the collector the runsc root read-only, the front no host path at all.
 func TestSandboxMetricsContract(t *testing.T) {
 	r := newRenderer(t)
 	renderPool := func(on bool) (*appsv1.DaemonSet, string) {
@@ -51,13 +51,20 @@ func TestSandboxMetricsContract(t *testing.T) {
 	if err != nil || !slices.Equal(flags, []string{"metric-server", "net-raw"}) {
 		t.Errorf("the installer does not take the runsc.toml with sandbox metrics: %v %v\n%s", flags, err, toml)
 	}
-	cs := on.Spec.Template.Spec.Containers
-	if len(cs) != 2 || cs[1].Name != "metric-server" {
-		t.Fatalf("containers %d: want idle and metric-server", len(cs))
+	spec := on.Spec.Template.Spec
+	if len(spec.Containers) != 3 || spec.Containers[1].Name != render.MetricCollectorContainer || spec.Containers[2].Name != render.MetricServerContainer {
+		t.Fatalf("containers %d: want idle, %s and %s", len(spec.Containers), render.MetricCollectorContainer, render.MetricServerContainer)
 	}
-	for _, m := range cs[1].VolumeMounts {
-		if !m.ReadOnly || m.SubPath != "runsc" || slices.Contains([]string{"/host/run/containerd", "/host/run/dbus", "/host/etc/containerd"}, m.MountPath) {
-			t.Errorf("metric server mount %+v: want only the runsc root below /run/containerd, read-only", m)
+	hostPaths := map[string]bool{}
+	for _, v := range spec.Volumes {
+		hostPaths[v.Name] = v.HostPath != nil
+	}
+	for i, c := range spec.Containers[1:] {
+		for _, m := range c.VolumeMounts {
+			runscRoot := i == 0 && m.ReadOnly && m.SubPath == "runsc" && !slices.Contains([]string{"/host/run/containerd", "/host/run/dbus", "/host/etc/containerd"}, m.MountPath)
+			if hostPaths[m.Name] && !runscRoot {
+				t.Errorf("%s mount %+v: want no host path but, for the collector, the runsc root below /run/containerd, read-only", c.Name, m)
+			}
 		}
 	}
 }

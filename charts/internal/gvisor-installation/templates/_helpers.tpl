@@ -22,6 +22,19 @@ sandbox metrics on (runscconfig.MetricServerAddress, which owns it and says why;
 /run/gvisor-metric-server.sock
 {{- end -}}
 
+{{/* The metric collector's socket and its directory, the emptyDir it shares with the front (render.MetricCollectorSocket, MetricCollectorDir). */}}
+{{- define "gvisor-installation.metricCollectorDir" -}}
+/run/gvisor-metrics
+{{- end -}}
+{{- define "gvisor-installation.metricCollectorSocket" -}}
+{{ include "gvisor-installation.metricCollectorDir" . }}/collector.sock
+{{- end -}}
+
+{{/* The user and group of the metric server's front (render.MetricFrontUser). */}}
+{{- define "gvisor-installation.metricFrontUser" -}}
+65532
+{{- end -}}
+
 {{/* The metric server's TCP port in the pod (named container port "metrics"; keep equal to render.MetricServerPort). */}}
 {{- define "gvisor-installation.metricServerPort" -}}
 9474
