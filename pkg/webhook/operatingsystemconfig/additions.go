@@ -170,7 +170,7 @@ func (e *Ensurer) units(binDir string, proven []extensionsv1alpha1.File, node *r
 	}
 	if node.SandboxMetrics {
 		var err error
-		if units, err = appendMetricServerUnit(units, binDir, pr.shoot); err != nil {
+		if units, err = appendMetricServerUnits(units, binDir, pr.shoot); err != nil {
 			return nil, err
 		}
 	}

@@ -69,7 +69,22 @@ func unitConfinement(runDir, writable string) []string {
 	return append(lines, confinement...)
 }
 
-// metricServerConfinement: the metric server reads the runsc root (state files, control sockets) and writes nothing.
-func metricServerConfinement() []string {
-	return append(unitConfinement(render.RunscRoot, ""), "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6")
+// metricCollectorConfinement: the collector reads the runsc root (state files, control sockets) and writes only its
+// socket's directory, and has no network: PrivateNetwork and Unix sockets alone. systemd creates that directory
+// (RuntimeDirectory, root's, kept across the unit's restarts so that the front's view of it stays current) before it
+// builds the unit's namespace. Until the runsc root exists (the node's first sandbox, the proof's, creates it) the
+// unit fails to start and systemd tries again (Restart=always).
+func metricCollectorConfinement() []string {
+	lines := []string{
+		"RuntimeDirectory=" + strings.TrimPrefix(render.MetricCollectorDir, "/run/"), "RuntimeDirectoryMode=0711", "RuntimeDirectoryPreserve=restart",
+		"TemporaryFileSystem=/run:ro", "BindReadOnlyPaths=" + render.RunscRoot, "BindPaths=" + render.MetricCollectorDir,
+	}
+	return append(append(lines, confinement...), "PrivateNetwork=yes", "RestrictAddressFamilies=AF_UNIX", "IPAddressDeny=any")
+}
+
+// metricFrontConfinement: the front runs as a user of its own that systemd allocates while it runs (DynamicUser),
+// and sees of /run the collector's directory alone, read-only (a Unix socket on a read-only mount still connects).
+func metricFrontConfinement() []string {
+	lines := []string{"TemporaryFileSystem=/run:ro", "BindReadOnlyPaths=" + render.MetricCollectorDir, "DynamicUser=yes"}
+	return append(append(lines, confinement...), "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6")
 }

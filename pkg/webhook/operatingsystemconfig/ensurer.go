@@ -84,7 +84,7 @@ func defaultOwnership() ownership {
 	o := ownership{
 		files: []string{runscconfig.NodePath, DropInPath, bin + "/" + nodecontract.Runsc, bin + "/" + nodecontract.Shim},
 		dirs:  []string{bin + "/" + nodecontract.StagedDir + "/"},
-		units: []string{ReleaseUnitName, ProofUnitName, ProofTimerName, MetricServerUnitName, DebugLogsUnitName},
+		units: []string{ReleaseUnitName, ProofUnitName, ProofTimerName, MetricCollectorUnitName, MetricServerUnitName, DebugLogsUnitName},
 	}
 	for _, f := range imageFiles {
 		o.files = append(o.files, bin+"/"+f[0])

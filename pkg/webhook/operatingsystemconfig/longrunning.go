@@ -16,7 +16,9 @@ import (
 type longRunning struct {
 	name, description string
 	// after is the unit it starts after ("" for none).
-	after     string
+	after string
+	// requires is a unit it needs running, stopped with it ("" for none).
+	requires  string
 	execStart string
 	memoryMax string
 	// service are the [Service] lines after MemoryMax: its confinement and what it may reach.
@@ -27,6 +29,9 @@ type longRunning struct {
 
 func (u longRunning) unit() extensionsv1alpha1.Unit {
 	lines := []string{"[Unit]", "Description=" + u.description}
+	if u.requires != "" {
+		lines = append(lines, "Requires="+u.requires)
+	}
 	if u.after != "" {
 		lines = append(lines, "After="+u.after)
 	}

@@ -22,8 +22,9 @@ import (
 )
 
 // TestSandboxMetricsOSC: with sandbox metrics (the landscape's default on) the pool's OSC gets the metric server
-// binary from the installation image, its unit (the same --root and --metric-server as the DaemonSet's container,
-// the node's port) and runsc.toml's metric-server flag, and nothing else changes; the pool's providerConfig turning
+// binary from the installation image, its two units (the collector with the same --root and --metric-server as the
+// DaemonSet's container, on its socket; the front on the node's port, asking it) and runsc.toml's metric-server
+// flag, and nothing else changes; the pool's providerConfig turning
 // it off, or the setting off, gives the OSC without any of it, and an OSC that had them loses them (they are ours).
 func TestSandboxMetricsOSC(t *testing.T) {
 	off := mutate(t, newEnsurer(t, osc.Options{}), true, osctest.OSC(osctest.GVisorPool), nil)
@@ -35,14 +36,19 @@ func TestSandboxMetricsOSC(t *testing.T) {
 	if i < 0 || on.Spec.Files[i].Content.ImageRef == nil || on.Spec.Files[i].Content.ImageRef.FilePathInImage != "/gvisor-metric-server" {
 		t.Fatalf("sandbox metrics on: no imageRef file %s from /gvisor-metric-server: %+v", bin, on.Spec.Files)
 	}
-	j := slices.IndexFunc(on.Spec.Units, func(u extensionsv1alpha1.Unit) bool { return u.Name == osc.MetricServerUnitName })
-	if j < 0 {
-		t.Fatalf("sandbox metrics on: no unit %s", osc.MetricServerUnitName)
-	}
-	u := on.Spec.Units[j]
-	exec := "ExecStart=" + bin + " --root=" + render.RunscRoot + " --metric-server=" + runscconfig.MetricServerAddress + " --listen=:" + strconv.Itoa(render.MetricServerPort)
-	if u.Content == nil || !strings.Contains(*u.Content, exec+"\n") || !slices.Equal(u.FilePaths, []string{bin}) {
-		t.Errorf("unit %s: want %q and FilePaths [%s]:\n%v %v", u.Name, exec, bin, u.FilePaths, u.Content)
+	for name, exec := range map[string]string{
+		osc.MetricCollectorUnitName: "ExecStart=" + bin + " --root=" + render.RunscRoot + " --metric-server=" + runscconfig.MetricServerAddress +
+			" --listen=" + render.MetricCollectorSocket + " --socket-mode=0666",
+		osc.MetricServerUnitName: "ExecStart=" + bin + " --collector-socket=" + render.MetricCollectorSocket + " --listen=:" + strconv.Itoa(render.MetricServerPort),
+	} {
+		j := slices.IndexFunc(on.Spec.Units, func(u extensionsv1alpha1.Unit) bool { return u.Name == name })
+		if j < 0 {
+			t.Fatalf("sandbox metrics on: no unit %s", name)
+		}
+		u := on.Spec.Units[j]
+		if u.Content == nil || !strings.Contains(*u.Content, exec+"\n") || !slices.Equal(u.FilePaths, []string{bin}) {
+			t.Errorf("unit %s: want %q and FilePaths [%s]:\n%v %v", u.Name, exec, bin, u.FilePaths, u.Content)
+		}
 	}
 	if toml := runscToml(t, on); !strings.Contains(toml, `metric-server = "`+runscconfig.MetricServerAddress+`"`) {
 		t.Errorf("sandbox metrics on: runsc.toml lacks the metric-server flag:\n%s", toml)
@@ -54,7 +60,9 @@ func TestSandboxMetricsOSC(t *testing.T) {
 	// Everything else is the OSC without sandbox metrics.
 	stripped := on.DeepCopy()
 	stripped.Spec.Files = slices.DeleteFunc(stripped.Spec.Files, func(f extensionsv1alpha1.File) bool { return f.Path == bin || f.Path == stagedFlags })
-	stripped.Spec.Units = slices.DeleteFunc(stripped.Spec.Units, func(u extensionsv1alpha1.Unit) bool { return u.Name == osc.MetricServerUnitName })
+	stripped.Spec.Units = slices.DeleteFunc(stripped.Spec.Units, func(u extensionsv1alpha1.Unit) bool {
+		return u.Name == osc.MetricServerUnitName || u.Name == osc.MetricCollectorUnitName
+	})
 	offStripped := off.DeepCopy()
 	offStripped.Spec.Files = slices.DeleteFunc(offStripped.Spec.Files, func(f extensionsv1alpha1.File) bool { return f.Path == stagedFlags })
 	if d := cmp.Diff(offStripped, stripped); d != "" {
@@ -67,7 +75,8 @@ func TestSandboxMetricsOSC(t *testing.T) {
 	if err := newEnsurer(t, osc.Options{SandboxMetrics: true}).MutateOSC(context.Background(), osctest.Cluster(shoot), optOut, on); err != nil {
 		t.Fatal(err)
 	}
-	if slices.ContainsFunc(optOut.Spec.Files, func(f extensionsv1alpha1.File) bool { return f.Path == bin }) || hasUnit(optOut.Spec.Units, osc.MetricServerUnitName) {
+	if slices.ContainsFunc(optOut.Spec.Files, func(f extensionsv1alpha1.File) bool { return f.Path == bin }) ||
+		hasUnit(optOut.Spec.Units, osc.MetricServerUnitName) || hasUnit(optOut.Spec.Units, osc.MetricCollectorUnitName) {
 		t.Errorf("the pool opted out, but its OSC keeps the metric server: %+v", optOut.Spec.Units)
 	}
 }
