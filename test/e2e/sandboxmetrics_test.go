@@ -5,12 +5,14 @@ package e2e_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -64,7 +66,8 @@ func TestSandboxMetricsOnRealNode(t *testing.T) {
 		return nil
 	})
 	if err != nil {
-		t.Fatalf("%v\n--- last scrape ---\n%s\n--- metric-server log ---\n%s", err, scrape, containerLog(ctx, cs, pod, render.MetricServerContainer))
+		t.Fatalf("%v\n--- last scrape ---\n%s\n--- metric-server log ---\n%s\n--- metric-collector log ---\n%s", err, scrape,
+			containerLog(ctx, cs, pod, render.MetricServerContainer), containerLog(ctx, cs, pod, render.MetricCollectorContainer))
 	}
 	t.Logf("through the pod proxy: %s", line)
 	// name{labels} value [timestamp]
@@ -77,7 +80,8 @@ func TestSandboxMetricsOnRealNode(t *testing.T) {
 		}
 	}
 	checkShootPrometheus(ctx, t, n, key.Namespace, pool, pod.Name)
-	measureMetricServer(t)
+	front, collector := measureMetricServer(t)
+	frontHoldsNoSandbox(t, n, front, collector)
 
 	// The pool opts out: its providerConfig overrides the landscape's default, the pods roll without the server.
 	setProviderConfig(ctx, t, n, key, []byte(`{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration","sandboxMetrics":{"enabled":false}}`))
@@ -89,25 +93,74 @@ func TestSandboxMetricsOnRealNode(t *testing.T) {
 	debugLogsKept(ctx, t, n, key, pool)
 }
 
-// withMetricServer is an InstallationPod check: Ready, with the metric server container running.
+// metricContainers are the metric server's two containers in an installation pod.
+var metricContainers = []string{render.MetricCollectorContainer, render.MetricServerContainer}
+
+// withMetricServer is an InstallationPod check: Ready, with the metric server's containers running.
 func withMetricServer(p *corev1.Pod) error {
 	if err := e2e.PodReady(p); err != nil {
 		return err
 	}
-	for _, s := range p.Status.ContainerStatuses {
-		if s.Name == render.MetricServerContainer && s.State.Running != nil && s.Ready {
-			return nil
+	for _, name := range metricContainers {
+		if !slices.ContainsFunc(p.Status.ContainerStatuses, func(s corev1.ContainerStatus) bool { return s.Name == name && s.State.Running != nil && s.Ready }) {
+			return fmt.Errorf("pod %s: container %s not running: %+v", p.Name, name, p.Status.ContainerStatuses)
 		}
 	}
-	return fmt.Errorf("pod %s: container %s not running: %+v", p.Name, render.MetricServerContainer, p.Status.ContainerStatuses)
+	return nil
 }
 
-// withoutMetricServer is an InstallationPod check: Ready, and no metric server container.
+// withoutMetricServer is an InstallationPod check: Ready, and none of the metric server's containers.
 func withoutMetricServer(p *corev1.Pod) error {
-	if slices.ContainsFunc(p.Spec.Containers, func(c corev1.Container) bool { return c.Name == render.MetricServerContainer }) {
-		return fmt.Errorf("pod %s still runs %s", p.Name, render.MetricServerContainer)
+	if slices.ContainsFunc(p.Spec.Containers, func(c corev1.Container) bool { return slices.Contains(metricContainers, c.Name) }) {
+		return fmt.Errorf("pod %s still runs the metric server", p.Name)
 	}
 	return e2e.PodReady(p)
+}
+
+// frontHoldsNoSandbox: on the real node, the metric server's front (the process the network reaches) runs as
+// render.MetricFrontUser, its mount namespace holds no host path (no runsc root), and its user cannot connect to a
+// running sandbox's control socket, which the collector's root can.
+func frontHoldsNoSandbox(t *testing.T, n *kubenode.Node, front, collector int) {
+	t.Helper()
+	if front == 0 || collector == 0 {
+		return // measureMetricServer failed the test
+	}
+	user := strconv.Itoa(render.MetricFrontUser)
+	if uid := statusField(front, "Uid:"); len(uid) != 4 || slices.ContainsFunc(uid, func(id string) bool { return id != user }) {
+		t.Errorf("the metric server's front (pid %d) runs as %v, want %s", front, uid, user)
+	}
+	for pid, want := range map[int]bool{front: false, collector: true} {
+		_, err := os.Stat(fmt.Sprintf("/proc/%d/root/host%s", pid, render.RunscRoot))
+		if has := err == nil; has != want {
+			t.Errorf("pid %d sees the runsc root: %v, want %v (%v)", pid, has, want, err)
+		}
+	}
+	dir := n.HostPath(render.RunscRoot)
+	sockets, err := filepath.Glob(filepath.Join(dir, "runsc-*.sock"))
+	if err != nil || len(sockets) == 0 {
+		t.Fatalf("no sandbox control socket in %s: %v", dir, err)
+	}
+	name := filepath.Base(sockets[0])
+	if err := testutil.DialAs(0, dir, name); err != nil {
+		t.Fatalf("root cannot connect to the control socket %s: %v", sockets[0], err)
+	}
+	if err := testutil.DialAs(render.MetricFrontUser, dir, name); !errors.Is(err, syscall.EACCES) {
+		t.Errorf("the front's user connecting to the control socket %s: %v, want permission denied", sockets[0], err)
+	}
+}
+
+// statusField is the fields of one line of /proc/<pid>/status (nil once the process is gone).
+func statusField(pid int, key string) []string {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		return nil
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(l, key); ok {
+			return strings.Fields(rest)
+		}
+	}
+	return nil
 }
 
 // sampleLine is the first sample line of the scrape that starts with prefix and contains every label of labels.
@@ -132,22 +185,27 @@ func containerLog(ctx context.Context, cs kubernetes.Interface, p *corev1.Pod, c
 	return string(raw)
 }
 
-// measureMetricServer logs the deployed metric server's footprint on the real node (VmRSS, RssAnon, and its
-// container's memory cgroup) next to the idle container's gvisor-idle, for BENCHMARKS.md.
-func measureMetricServer(t *testing.T) {
+// measureMetricServer logs the deployed metric server's footprint on the real node (VmRSS, RssAnon, and each
+// container's memory cgroup: the front and the collector) next to the idle container's gvisor-idle, for
+// BENCHMARKS.md, and returns the two processes (0 for one not found).
+func measureMetricServer(t *testing.T) (front, collector int) {
 	t.Helper()
-	ms := findProcess(t, "/gvisor-metric-server\x00")
+	front = findProcess(t, "/gvisor-metric-server\x00--collector-socket=")
+	collector = findProcess(t, "/gvisor-metric-server\x00--root=")
 	idle := findProcess(t, "/gvisor-idle\x00reprove\x00")
-	if ms == 0 {
-		t.Error("no gvisor-metric-server process on the node")
-		return
+	if front == 0 || collector == 0 {
+		t.Errorf("the metric server's processes on the node: front %d, collector %d", front, collector)
+		return front, collector
 	}
-	t.Logf("gvisor-metric-server (pid %d, 1 gVisor pod, scraped): VmRSS %d KiB, RssAnon %d KiB, VmHWM %d KiB", ms,
-		statusKiB(ms, "VmRSS:"), statusKiB(ms, "RssAnon:"), statusKiB(ms, "VmHWM:"))
+	for name, pid := range map[string]int{render.MetricServerContainer: front, render.MetricCollectorContainer: collector} {
+		t.Logf("%s (pid %d, 1 gVisor pod, scraped): VmRSS %d KiB, RssAnon %d KiB, VmHWM %d KiB", name, pid,
+			statusKiB(pid, "VmRSS:"), statusKiB(pid, "RssAnon:"), statusKiB(pid, "VmHWM:"))
+		logCgroup(t, name, memoryCgroup(pid))
+	}
 	if idle != 0 {
 		t.Logf("gvisor-idle reprove (pid %d): VmRSS %d KiB, RssAnon %d KiB", idle, statusKiB(idle, "VmRSS:"), statusKiB(idle, "RssAnon:"))
 	}
-	logCgroup(t, "metric-server", memoryCgroup(ms))
+	return front, collector
 }
 
 // logCgroup logs the memory use of one container's cgroup (cgroup v1 or v2 file names).

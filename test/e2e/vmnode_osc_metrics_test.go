@@ -52,6 +52,18 @@ func vmShootNetworks(t *testing.T, shoot *e2e.Shoot) {
 // connection from outside the shoot, while the kubelet's port, forwarded the same way, answers.
 func (o *oscModeNode) metricServerOnlyForTheShoot(ctx context.Context, t *testing.T, app *corev1.Pod) {
 	t.Helper()
+	// systemd's own rating of both units as the node runs them (BENCHMARKS.md), and the collector's one network
+	// namespace device: it listens on its socket alone.
+	for _, unit := range []string{oscwebhook.MetricCollectorUnitName, oscwebhook.MetricServerUnitName} {
+		out, err := o.vm.Run(ctx, "systemd-analyze security --no-pager --threshold=20 "+unit+" | tail -1")
+		if err != nil {
+			t.Errorf("systemd-analyze security %s on the node: %v (above 2.0):\n%s", unit, err, out)
+		}
+		t.Logf("on the node: %s", strings.TrimSpace(out))
+	}
+	if devices := o.run(ctx, t, "awk -F: 'NR>2 {print $1}' /proc/$(systemctl show -p MainPID --value "+oscwebhook.MetricCollectorUnitName+")/net/dev"); strings.Join(strings.Fields(devices), " ") != "lo" {
+		t.Errorf("%s's network devices: %q, want lo alone", oscwebhook.MetricCollectorUnitName, devices)
+	}
 	restriction := o.run(ctx, t, "systemctl show -p IPAddressAllow -p IPAddressDeny --value "+oscwebhook.MetricServerUnitName)
 	for _, want := range []string{vmnode.GuestIP + "/32", vmnode.PodSubnet, "127.0.0.0/8"} {
 		if !strings.Contains(restriction, want) {

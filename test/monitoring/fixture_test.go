@@ -4,7 +4,6 @@
 package monitoring_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -12,13 +11,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/installer"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/pkg/render"
 	installertest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/installer"
 	nodetest "github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/node"
 	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/nodeinstall"
+	"github.com/runtime-gvisor/gardener-extension-runtime-gvisor/test/testutil"
 )
 
 // runscRoot is the containerd shim's runsc root for the CRI namespace: where the sandboxes' state files and
@@ -71,36 +73,69 @@ func (s *suite) installedNode(t testing.TB, version, runscConfig string) *node {
 	return n
 }
 
-// metricServer is a running gvisor-metric-server process.
+// metricServer is a running gvisor-metric-server, as the DaemonSet mode runs it: the collector (cmd, root, reading
+// the sandboxes) and its front (the endpoint at addr, as the front's user).
 type metricServer struct {
-	cmd  *exec.Cmd
-	addr string
-	log  *bytes.Buffer
+	cmd, front *exec.Cmd
+	addr       string
+	log        *testutil.SyncBuffer
 }
 
 // startMetricServer runs the metric server for the node's sandboxes that carry flag (runsc's metric-server value),
-// listening on a free loopback port. It runs outside the node, on the host paths of the node's bind-mounted
-// /run/containerd: state files and control sockets are files, so it reaches the sandboxes as on a node.
+// its front listening on a free loopback port. It runs outside the node, on the host paths of the node's
+// bind-mounted /run/containerd: state files and control sockets are files, so it reaches the sandboxes as on a node.
+// The collector's socket is in a directory of its own, as in the pod's emptyDir.
 func (s *suite) startMetricServer(t testing.TB, n *node, flag string) *metricServer {
 	t.Helper()
 	addr := freePort(t)
-	ms := &metricServer{addr: addr, log: &bytes.Buffer{}}
+	ms := &metricServer{addr: addr}
+	dir, err := os.MkdirTemp("", "gvisor-metrics-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	// The front's user enters the directory and runs its own copy of the binary (the test's temporary
+	// directories are root's alone).
+	bin := filepath.Join(dir, "gvisor-metric-server")
+	if err := os.Chmod(dir, 0o711); err != nil {
+		t.Fatal(err)
+	}
+	if err := copyExecutable(s.metricServer, bin); err != nil {
+		t.Fatal(err)
+	}
+	socket := filepath.Join(dir, "collector.sock")
 	// A short sandbox timeout: the tests make a sandbox hang and want the next scrape to say so quickly. Per pod, as
 	// the DaemonSet mode runs it (the series the per-pod rules and panels read).
-	ms.cmd = exec.Command(s.metricServer, "--root", n.HostPath(runscRoot), "--metric-server", flag, "--listen", addr, "--sandbox-timeout", "1s", "--per-pod")
-	ms.cmd.Stdout, ms.cmd.Stderr = ms.log, ms.log
-	if err := ms.cmd.Start(); err != nil {
-		t.Fatalf("starting the metric server: %v", err)
-	}
-	t.Cleanup(func() {
-		_ = ms.cmd.Process.Signal(os.Interrupt)
-		_ = ms.cmd.Wait()
-		if t.Failed() {
-			t.Logf("metric server log:\n%s", ms.log)
+	ms.cmd = exec.Command(bin, "--root", n.HostPath(runscRoot), "--metric-server", flag, "--listen", socket, "--socket-mode", "0666",
+		"--sandbox-timeout", "1s", "--per-pod")
+	ms.front = exec.Command(bin, "--collector-socket", socket, "--listen", addr)
+	ms.front.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: render.MetricFrontUser, Gid: render.MetricFrontUser}}
+	log := &testutil.SyncBuffer{}
+	for _, c := range []*exec.Cmd{ms.cmd, ms.front} {
+		c.Stdout, c.Stderr = log, log
+		if err := c.Start(); err != nil {
+			t.Fatalf("starting %s: %v", c.Args, err)
 		}
-	})
+		t.Cleanup(func() {
+			_ = c.Process.Signal(os.Interrupt)
+			_ = c.Wait()
+			if t.Failed() {
+				t.Logf("metric server %s log:\n%s", c.Args[1], log)
+			}
+		})
+	}
+	ms.log = log
 	ms.waitListening(t)
 	return ms
+}
+
+// copyExecutable copies the program at from to a new file to, executable by everyone.
+func copyExecutable(from, to string) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, 0o755)
 }
 
 // waitListening waits (bounded, 10 s) until the server accepts connections.

@@ -17,9 +17,9 @@ import (
 )
 
 // assertConfined checks that the unit runs with its confinement in effect (no capability, no new privileges, a
-// seccomp filter, a read-only file system, memoryMax, a /run holding runDir alone, or nothing for "") and returns
-// its main PID (in the test's PID namespace).
-func assertConfined(t testing.TB, sd *systemd, unit string, memoryMax int, runDir string) int {
+// seccomp filter, a read-only file system, memoryMax, a /run holding runDirs alone, or nothing for none) and
+// returns its main PID (in the test's PID namespace).
+func assertConfined(t testing.TB, sd *systemd, unit string, memoryMax int, runDirs ...string) int {
 	t.Helper()
 	p := sd.show(t, unit, "ActiveState", "SubState", "MainPID", "MemoryMax", "ProtectSystem", "NoNewPrivileges")
 	if p["ActiveState"] != "active" || p["SubState"] != "running" {
@@ -38,8 +38,8 @@ func assertConfined(t testing.TB, sd *systemd, unit string, memoryMax int, runDi
 			t.Errorf("%s's running process: /proc/%d/status lacks %q:\n%s", unit, pid, want, status)
 		}
 	}
-	// What the unit sees of /run (its mount namespace, through /proc/PID/root): runDir and the directories leading
-	// to it, and neither containerd's nor the shims' sockets nor the system bus; systemd's own (empty)
+	// What the unit sees of /run (its mount namespace, through /proc/PID/root): runDirs and the directories leading
+	// to them, and neither containerd's nor the shims' sockets nor the system bus; systemd's own (empty)
 	// /run/systemd/incoming, where it would propagate mounts into the namespace, is the one other entry.
 	run := fmt.Sprintf("/proc/%d/root/run", pid)
 	var seen []string
@@ -48,16 +48,20 @@ func assertConfined(t testing.TB, sd *systemd, unit string, memoryMax int, runDi
 			return err
 		}
 		rel := "/run" + strings.TrimPrefix(p, run)
-		if runDir != "" && strings.HasPrefix(rel+"/", runDir+"/") {
-			return filepath.SkipDir
+		leads := false
+		for _, d := range runDirs {
+			if strings.HasPrefix(rel+"/", d+"/") {
+				return filepath.SkipDir
+			}
+			leads = leads || strings.HasPrefix(d, rel+"/")
 		}
-		if rel != "/run" && !strings.HasPrefix(runDir, rel+"/") && rel != "/run/systemd" && rel != "/run/systemd/incoming" {
+		if rel != "/run" && !leads && rel != "/run/systemd" && rel != "/run/systemd/incoming" {
 			seen = append(seen, rel)
 		}
 		return nil
 	})
 	if err != nil || len(seen) > 0 {
-		t.Errorf("%s's /run holds more than %q: %v (%v)", unit, runDir, seen, err)
+		t.Errorf("%s's /run holds more than %q: %v (%v)", unit, runDirs, seen, err)
 	}
 	return pid
 }

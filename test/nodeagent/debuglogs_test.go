@@ -48,7 +48,7 @@ func TestNodeAgentDebugLogs(t *testing.T) {
 	if _, err := nodeAgentSystemd(t, sd, systemdRequest{Op: "apply", Units: []string{unit.Name}}); err != nil {
 		t.Fatalf("node-agent starting %s: %v", unit.Name, err)
 	}
-	assertConfined(t, sd, unit.Name, 64<<20, "")
+	assertConfined(t, sd, unit.Name, 64<<20)
 	assertExposure(t, filepath.Join(sd.unitDir, unit.Name))
 
 	// A sandbox's log past the budget: allocated on disk (what the keeper counts) without writing a GiB.

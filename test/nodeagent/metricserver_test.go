@@ -6,12 +6,14 @@ package nodeagent_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -65,39 +67,120 @@ func TestNodeAgentMetricServer(t *testing.T) {
 	n := s.appliedNode(t, osc)
 	root := n.HostRoot()
 
-	unit := oscUnit(t, osc, oscwebhook.MetricServerUnitName)
+	collectorUnit := oscUnit(t, osc, oscwebhook.MetricCollectorUnitName)
+	frontUnit := oscUnit(t, osc, oscwebhook.MetricServerUnitName)
 	binDir := extensionsv1alpha1.ContainerDRuntimeContainersBinFolder
 	ensureMountPoint(t, binDir)
 	sd := startSystemd(t,
 		mount{Source: filepath.Join(root, "run/containerd"), Target: "/run/containerd"},
 		mount{Source: filepath.Join(root, binDir), Target: binDir})
-	sd.writeUnit(t, unit.Name, *unit.Content)
+	units := []string{collectorUnit.Name, frontUnit.Name}
+	for _, u := range []extensionsv1alpha1.Unit{collectorUnit, frontUnit} {
+		sd.writeUnit(t, u.Name, *u.Content)
+	}
 	t.Cleanup(func() {
-		// Stopped before systemd dies, so that systemd removes the unit's PrivateTmp directories from the machine.
-		if out, err := sd.systemctl(context.Background(), "stop", unit.Name).CombinedOutput(); err != nil {
-			t.Errorf("systemctl stop %s: %v: %s", unit.Name, err, out)
+		// Stopped before systemd dies, so that systemd removes the units' PrivateTmp directories from the machine.
+		if out, err := sd.systemctl(context.Background(), append([]string{"stop"}, units...)...).CombinedOutput(); err != nil {
+			t.Errorf("systemctl stop %s: %v: %s", units, err, out)
 		}
 	})
-	if _, err := nodeAgentSystemd(t, sd, systemdRequest{Op: "apply", Units: []string{unit.Name}}); err != nil {
-		t.Fatalf("node-agent starting %s: %v", unit.Name, err)
+	if _, err := nodeAgentSystemd(t, sd, systemdRequest{Op: "apply", Units: units}); err != nil {
+		t.Fatalf("node-agent starting %s: %v\n%s\n%s", units, err, sd.journal(t, units[0]), sd.journal(t, units[1]))
 	}
-	pid := assertConfined(t, sd, unit.Name, 128<<20, render.RunscRoot)
-	assertExposure(t, filepath.Join(sd.unitDir, unit.Name))
+	collector := assertConfined(t, sd, collectorUnit.Name, 128<<20, render.RunscRoot, render.MetricCollectorDir)
+	front := assertConfined(t, sd, frontUnit.Name, 64<<20, render.MetricCollectorDir)
+	for _, u := range units {
+		assertExposure(t, filepath.Join(sd.unitDir, u))
+	}
+	assertNoNetwork(t, collectorUnit.Name, collector)
+	frontUser := assertNotRoot(t, frontUnit.Name, front)
 
 	cl := startCluster(t)
 	cs := cl.cs
 	pod, _ := n.GVisorPod(t, true) // host network: node-agent's config names the node's CNI dir, which the harness does not fill
 	path := nodeMetricsPath(t, metricServerNode)
-	memory := scrapeNode(t, cs, sd, unit.Name, path, pod)
+	memory := scrapeNode(t, cs, sd, frontUnit.Name, path, pod)
 	t.Logf("through the node proxy %s: the node's gVisor sandboxes use %d bytes", path, int64(memory))
 	checkNodesPrometheus(t, cl, memory)
+	assertFrontCannotReachSandboxes(t, filepath.Join(root, strings.TrimPrefix(render.RunscRoot, "/")), pod.ID, frontUser)
 
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	// Killed, either half is restarted by systemd and the node's scrape comes back: the sandboxes' registration
+	// outlives both. The front is restarted with the collector it requires (it binds the collector's directory).
+	if err := syscall.Kill(front, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	restarted := waitRestarted(t, sd, unit.Name, pid)
-	scrapeNode(t, cs, sd, unit.Name, path, pod)
-	t.Logf("systemd restarted the killed server (PID %d, now %d); it serves the sandbox again", pid, restarted)
+	front = waitRestarted(t, sd, frontUnit.Name, front)
+	scrapeNode(t, cs, sd, frontUnit.Name, path, pod)
+	t.Logf("systemd restarted the killed front (now PID %d); the node's sandbox is served again", front)
+	if err := syscall.Kill(collector, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	restarted := waitRestarted(t, sd, collectorUnit.Name, collector)
+	scrapeNode(t, cs, sd, frontUnit.Name, path, pod)
+	t.Logf("systemd restarted the killed collector (PID %d, now %d); the node's sandbox is served again", collector, restarted)
+}
+
+// assertNoNetwork: the unit's process has a network namespace of its own (systemd's PrivateNetwork: a loopback
+// device alone), not the node's.
+func assertNoNetwork(t testing.TB, unit string, pid int) {
+	t.Helper()
+	own, err := os.Readlink("/proc/self/ns/net")
+	if err != nil {
+		t.Fatal(err)
+	}
+	its, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/net", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/dev", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var devices []string
+	for _, l := range strings.Split(string(dev), "\n")[2:] {
+		if name, _, ok := strings.Cut(strings.TrimSpace(l), ":"); ok {
+			devices = append(devices, name)
+		}
+	}
+	if its == own || len(devices) != 1 || devices[0] != "lo" {
+		t.Errorf("%s's network namespace %s (the node's is %s) with devices %v: want its own, with lo alone", unit, its, own, devices)
+	}
+}
+
+// assertNotRoot: the unit's process runs as a user and group other than root (every one of its IDs), with no
+// supplementary group but its own; it returns the user.
+func assertNotRoot(t testing.TB, unit string, pid int) int {
+	t.Helper()
+	status, err := execedStatus(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string][]string{}
+	for _, l := range strings.Split(string(status), "\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok && (k == "Uid" || k == "Gid" || k == "Groups") {
+			ids[k] = strings.Fields(v)
+		}
+	}
+	if len(ids["Uid"]) != 4 || len(ids["Gid"]) != 4 || slices.Contains(ids["Uid"], "0") || slices.Contains(ids["Gid"], "0") ||
+		slices.ContainsFunc(ids["Groups"], func(g string) bool { return g != ids["Gid"][0] }) {
+		t.Fatalf("%s's process runs as %v: want a user and group other than root, no supplementary group but its own", unit, ids)
+	}
+	uid, _ := strconv.Atoi(ids["Uid"][0])
+	return uid
+}
+
+// assertFrontCannotReachSandboxes: as the front's user, even with the node's whole file system in view (which the
+// front's unit does not have: assertConfined), the running sandbox's control socket refuses the connection, while
+// root (the collector) connects.
+func assertFrontCannotReachSandboxes(t testing.TB, runscRoot, sandboxID string, frontUser int) {
+	t.Helper()
+	socket := "runsc-" + sandboxID + ".sock"
+	if err := testutil.DialAs(0, runscRoot, socket); err != nil {
+		t.Fatalf("root cannot connect to the sandbox's control socket %s in %s: %v", socket, runscRoot, err)
+	}
+	if err := testutil.DialAs(frontUser, runscRoot, socket); !errors.Is(err, syscall.EACCES) {
+		t.Errorf("the front's user %d connecting to the sandbox's control socket in %s: %v, want permission denied", frontUser, runscRoot, err)
+	}
 }
 
 // oscUnit returns the OSC's unit name, or fails.
