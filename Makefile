@@ -34,8 +34,8 @@ build:
 ## Prometheus and prometheus-operator's config generator for the shoot Prometheus of test/e2e, and the kube-state-metrics
 ## release Gardener runs for every shoot; crictl, QEMU, the VM node's Debian disk, Gardener's gardener-node-agent and SIG
 ## Network's kube-network-policies for test/vmnode)
-.PHONY: tools tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node tool-golangci-lint tool-promtool tool-prometheus tool-kube-state-metrics tool-crictl tool-vm-node tool-node-agent tool-network-policies
-tools: tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node tool-golangci-lint tool-promtool tool-prometheus tool-kube-state-metrics tool-crictl tool-vm-node tool-node-agent tool-network-policies
+.PHONY: tools tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node tool-golangci-lint tool-promtool tool-prometheus tool-kube-state-metrics tool-crictl tool-vm-node tool-node-agent tool-network-policies tool-nvidia-toolkit
+tools: tool-helm tool-control-plane tool-containerd tool-gvisor tool-dbus tool-node tool-golangci-lint tool-promtool tool-prometheus tool-kube-state-metrics tool-crictl tool-vm-node tool-node-agent tool-network-policies tool-nvidia-toolkit
 tool-helm:
 	@hack/tools/helm.sh >/dev/null
 tool-control-plane:
@@ -64,6 +64,8 @@ tool-node-agent:
 	@hack/tools/node-agent.sh >/dev/null
 tool-network-policies:
 	@hack/tools/network-policies.sh >/dev/null
+tool-nvidia-toolkit:
+	@hack/tools/nvidia-toolkit.sh >/dev/null
 
 ## test: install the tools, then run every test in timed phases (hack/phases.sh): static checks; the tests that start
 ## no real node; the real-node packages (containerd, the kubelet, real gVisor pods); the QEMU node's tests alone

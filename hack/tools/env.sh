@@ -33,3 +33,5 @@ export GVISOR_TEST_VM_NODE="$("$REPO_ROOT/hack/tools/vm-node.sh")"
 export GVISOR_TEST_NODE_AGENT="$("$REPO_ROOT/hack/tools/node-agent.sh")"
 # SIG Network's kube-network-policies: the VM node's NetworkPolicy enforcer (who reaches the metric server).
 export GVISOR_TEST_NETWORK_POLICIES="$("$REPO_ROOT/hack/tools/network-policies.sh")"
+# NVIDIA's nvidia-ctk and nvidia-cdi-hook (a directory): test/sandbox runs the GPU operator's CDI hooks through runsc.
+export GVISOR_TEST_NVIDIA_TOOLKIT="$("$REPO_ROOT/hack/tools/nvidia-toolkit.sh")"

@@ -12,6 +12,7 @@ package realcomponents
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -118,4 +119,13 @@ func NodeAgent(t testing.TB) string {
 func NetworkPolicies(t testing.TB) string {
 	t.Helper()
 	return executable(t, Env(t, "GVISOR_TEST_NETWORK_POLICIES", "tool-network-policies"), "GVISOR_TEST_NETWORK_POLICIES", "tool-network-policies")
+}
+
+// NVIDIAToolkit returns the paths of NVIDIA's nvidia-ctk and nvidia-cdi-hook (the directory GVISOR_TEST_NVIDIA_TOOLKIT,
+// hack/tools/nvidia-toolkit.sh): the GPU operator's CDI specs and their hooks.
+func NVIDIAToolkit(t testing.TB) (ctk, cdiHook string) {
+	t.Helper()
+	dir := Env(t, "GVISOR_TEST_NVIDIA_TOOLKIT", "tool-nvidia-toolkit")
+	return executable(t, filepath.Join(dir, "nvidia-ctk"), "GVISOR_TEST_NVIDIA_TOOLKIT", "tool-nvidia-toolkit"),
+		executable(t, filepath.Join(dir, "nvidia-cdi-hook"), "GVISOR_TEST_NVIDIA_TOOLKIT", "tool-nvidia-toolkit")
 }
