@@ -41,12 +41,9 @@ const (
 // toolkit's enable_cdi through install and uninstall (config.toml is byte for byte the toolkit's again).
 func TestCDIDevicesReachGVisorContainers(t *testing.T) {
 	s := newSuite(t)
-	s.releases(t, func(c installertest.Containerd) bool {
-		return (c.Major == 1 && c.Minor == 7) || (c.Major == 2 && c.Minor == 4)
-	}, func(t *testing.T, c installertest.Containerd) {
+	s.releases(t, cdiContainerds, func(t *testing.T, c installertest.Containerd) {
 		ctx := context.Background()
-		n := s.newNode(t, c, nodetest.Config{}, "[runsc_config]\n")
-		testutil.Must(t, n.EnableCDI(ctx))
+		n := s.cdiNode(t, c)
 		toolkits, err := os.ReadFile(n.HostPath(nodetest.ConfigPath))
 		testutil.Must(t, err)
 		n.install(t, 1)
@@ -115,4 +112,18 @@ func TestCDIDevicesReachGVisorContainers(t *testing.T) {
 			t.Errorf("config.toml after uninstall on %s is not the one the toolkit left (%v):\n%s", c, err, got)
 		}
 	})
+}
+
+// cdiContainerds are the containerd releases of the CDI tests: 1.7, where the GPU operator's toolkit turns CDI on,
+// and 2.4, where it is on by default.
+func cdiContainerds(c installertest.Containerd) bool {
+	return (c.Major == 1 && c.Minor == 7) || (c.Major == 2 && c.Minor == 4)
+}
+
+// cdiNode is a node of containerd c with CDI on as the toolkit leaves it, gVisor not yet installed.
+func (s *suite) cdiNode(t *testing.T, c installertest.Containerd) *node {
+	t.Helper()
+	n := s.newNode(t, c, nodetest.Config{}, "[runsc_config]\n")
+	testutil.Must(t, n.EnableCDI(context.Background()))
+	return n
 }

@@ -52,12 +52,9 @@ func TestNVIDIACDIHooksThroughGVisor(t *testing.T) {
 	s := newSuite(t)
 	root := driverStandIn(t)
 	spec := generateCDISpec(t, ctk, hook, root)
-	s.releases(t, func(c installertest.Containerd) bool {
-		return (c.Major == 1 && c.Minor == 7) || (c.Major == 2 && c.Minor == 4)
-	}, func(t *testing.T, c installertest.Containerd) {
+	s.releases(t, cdiContainerds, func(t *testing.T, c installertest.Containerd) {
 		ctx := context.Background()
-		n := s.newNode(t, c, nodetest.Config{}, "[runsc_config]\n")
-		testutil.Must(t, n.EnableCDI(ctx))
+		n := s.cdiNode(t, c)
 		n.install(t, 1)
 		testutil.Must(t, n.WriteCDISpec("nvidia", spec))
 

@@ -57,7 +57,12 @@ func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "only GET and HEAD", http.StatusMethodNotAllowed)
 		return
 	}
-	req, err := http.NewRequestWithContext(r.Context(), http.MethodGet, collectorURL, nil)
+	// Not the request's context: a client that half-closes its side after the request (busybox nc, any HTTP/1.0
+	// client that shuts down writing) cancels it at once, though it still reads the answer. A scrape the client
+	// left runs to the end of Timeout at most, and the collector runs one scrape at a time.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, collectorURL, nil)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return

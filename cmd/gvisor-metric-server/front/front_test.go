@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // collector serves handler on a Unix socket, as the collector does, and records what each request carried.
@@ -115,5 +116,31 @@ func TestFrontCapsTheAnswer(t *testing.T) {
 	n, err := io.Copy(io.Discard, resp.Body)
 	if err == nil || n > MaxBytes {
 		t.Errorf("read %d bytes, error %v: want the scrape cut off after at most %d bytes", n, err, MaxBytes)
+	}
+}
+
+// TestFrontAnswersAHalfClosingClient: a client that shuts down its side after sending the request (busybox nc, as
+// the VM test's probes) still gets the scrape: the front does not take the half-close for a client that is gone.
+func TestFrontAnswersAHalfClosingClient(t *testing.T) {
+	c := startCollector(t, func(w http.ResponseWriter, _ *http.Request) {
+		time.Sleep(200 * time.Millisecond) // a scrape takes its time; the half-close arrives meanwhile
+		_, _ = io.WriteString(w, scrape)
+	})
+	srv := httptest.NewServer(New(c.socket, nil))
+	defer srv.Close()
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close() }()
+	if _, err := io.WriteString(conn, "GET /metrics HTTP/1.0\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.(*net.TCPConn).CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	answer, err := io.ReadAll(conn)
+	if err != nil || !strings.HasPrefix(string(answer), "HTTP/1.0 200 ") || !strings.HasSuffix(string(answer), scrape) {
+		t.Errorf("a half-closing client got %q (%v), want the scrape", answer, err)
 	}
 }
