@@ -20,3 +20,6 @@ func CgroupParentOf(ctx context.Context, socket string) (string, error) {
 	defer conn.Close()
 	return besteffortParent(ctx, runtimeapi.NewRuntimeServiceClient(conn))
 }
+
+// Remove is remove: stopping and removing a proof sandbox that ran.
+func Remove(ctx context.Context, rs runtimeapi.RuntimeServiceClient, id string) error { return remove(ctx, rs, id) }

@@ -58,9 +58,12 @@ const (
 
 	// DefaultHandler is the runtime handler the installer registers.
 	DefaultHandler = "runsc"
-	// DefaultTimeout bounds a proof: the pause image pull (if absent), the sandbox start, the checks and the removal.
+	// DefaultTimeout bounds a proof: the pause image pull (if absent), the sandbox start and the checks.
 	DefaultTimeout = 60 * time.Second
-	// cleanupTimeout bounds removing a failed proof's sandbox after the proof's own time ran out.
+	// cleanupTimeout bounds stopping and removing a proof's sandbox, on a time of its own: the sandbox ran, or the
+	// proof's time ran out, and a node that is slow to tear a sandbox down (seen: a gVisor sandbox taking 17 s to
+	// stop on an emulated node) has still proven that gVisor starts there; a sandbox that cannot be removed in
+	// this time fails the proof.
 	cleanupTimeout = 30 * time.Second
 	attempts       = 2
 )
@@ -233,13 +236,21 @@ func (c CRI) once(ctx context.Context, rs runtimeapi.RuntimeServiceClient, cfg *
 	if status.GetState() != runtimeapi.PodSandboxState_SANDBOX_READY {
 		return true, fmt.Errorf("the proof sandbox %s started with handler %q but is %s at the check", id, c.Handler, status.GetState())
 	}
+	return false, remove(ctx, rs, id)
+}
+
+// remove stops and removes the proof sandbox id that ran, within cleanupTimeout of its own (not the proof's
+// remaining time), and says which step failed.
+func remove(ctx context.Context, rs runtimeapi.RuntimeServiceClient, id string) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
 	if _, err := rs.StopPodSandbox(ctx, &runtimeapi.StopPodSandboxRequest{PodSandboxId: id}); err != nil {
-		return false, fmt.Errorf("stopping the proof sandbox %s: %w", id, err)
+		return fmt.Errorf("stopping the proof sandbox %s, which ran: %w", id, err)
 	}
 	if _, err := rs.RemovePodSandbox(ctx, &runtimeapi.RemovePodSandboxRequest{PodSandboxId: id}); err != nil {
-		return false, fmt.Errorf("removing the proof sandbox %s: %w", id, err)
+		return fmt.Errorf("removing the proof sandbox %s, which ran: %w", id, err)
 	}
-	return false, nil
+	return nil
 }
 
 // config is the minimal pod: host network, a fresh UID, our label and annotation, the kubelet's BestEffort parent.
