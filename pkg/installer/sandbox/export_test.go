@@ -22,4 +22,6 @@ func CgroupParentOf(ctx context.Context, socket string) (string, error) {
 }
 
 // Remove is remove: stopping and removing a proof sandbox that ran.
-func Remove(ctx context.Context, rs runtimeapi.RuntimeServiceClient, id string) error { return remove(ctx, rs, id) }
+func Remove(ctx context.Context, rs runtimeapi.RuntimeServiceClient, id string) error {
+	return remove(ctx, rs, id)
+}

@@ -18,6 +18,7 @@ import (
 // sandbox down, and gives up with its caller's context.
 type slowStop struct {
 	runtimeapi.RuntimeServiceClient
+
 	stop    time.Duration
 	removed bool
 }
