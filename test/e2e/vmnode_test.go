@@ -319,9 +319,20 @@ func (g *gardenersNode) install(ctx context.Context, t *testing.T) {
 	pool := g.shoot.ContainerRuntime.Spec.WorkerPool.Name
 	pod, err := e2e.InstallationPod(ctx, g.seed.Client(), pool, vmNodeName, g.vm.Bound(8*time.Minute), e2e.PodReady)
 	if err != nil {
-		t.Fatalf("%v\n--- containerd ---\n%s", err, g.vm.Journal(ctx, "containerd", 30))
+		events := ""
+		if pod != nil {
+			events = e2e.PodEvents(ctx, g.seed.Client(), pod)
+		}
+		t.Fatalf("%v\n--- the pod's events ---\n%s--- containerd ---\n%s", err, events, g.vm.Journal(ctx, "containerd", 30))
 	}
-	t.Logf("installation pod %s Ready; its report: %s", pod.Name, pod.Status.InitContainerStatuses[0].State.Terminated.Message)
+	t.Logf("installation pod %s Ready; the installer: %s", pod.Name, e2e.InitStates(pod))
+	// A node like Gardener's installs at the first try: a restarted installer failed a run (a failed proof waits out
+	// the release's back-off, minutes) and its last run says why.
+	if restarts := pod.Status.InitContainerStatuses[0].RestartCount; restarts > 0 {
+		t.Errorf("the installer needed %d restarts on a healthy node: %s\n--- the pod's events ---\n%s", restarts, e2e.InitStates(pod), e2e.PodEvents(ctx, g.seed.Client(), pod))
+	}
+	// Its steps with their times (a failed run's output says where the time went; a passing one is the baseline).
+	t.Logf("the installer's log:\n%s", g.run(ctx, t, "crictl logs $(crictl ps -a -q --name installer | head -1) 2>&1 | tail -n 25"))
 	if after := g.run(ctx, t, "systemctl show -p InvocationID --value containerd"); after == invocation {
 		t.Errorf("containerd runs in the same systemd invocation as before the install: the installer did not restart it through systemd")
 	}

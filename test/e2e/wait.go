@@ -94,21 +94,57 @@ func PodReady(p *corev1.Pod) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("pod %s not Ready: phase %s, init containers %s", p.Name, p.Status.Phase, initStates(p))
+	return fmt.Errorf("pod %s not Ready: phase %s, init containers %s", p.Name, p.Status.Phase, InitStates(p))
 }
 
-// initStates summarises the init containers' states with their termination messages (the installer's report).
-func initStates(p *corev1.Pod) string {
+// InitStates summarises the init containers' states with their termination messages (the installer's report), then
+// the containers that are not ready. A container that was restarted also says how often and how its last run ended:
+// an installer that failed its first proof and waited out its back-off is Ready late, and only its previous run says
+// why.
+func InitStates(p *corev1.Pod) string {
 	var b strings.Builder
 	for _, s := range p.Status.InitContainerStatuses {
-		switch {
-		case s.State.Terminated != nil:
-			fmt.Fprintf(&b, "%s terminated %d %q; ", s.Name, s.State.Terminated.ExitCode, s.State.Terminated.Message)
-		case s.State.Waiting != nil:
-			fmt.Fprintf(&b, "%s waiting %s %q (last %v); ", s.Name, s.State.Waiting.Reason, s.State.Waiting.Message, s.LastTerminationState.Terminated)
-		default:
-			fmt.Fprintf(&b, "%s running; ", s.Name)
+		containerState(&b, s)
+	}
+	b.WriteString("containers not ready: ")
+	for _, s := range p.Status.ContainerStatuses {
+		if !s.Ready {
+			containerState(&b, s)
 		}
+	}
+	return b.String()
+}
+
+// containerState appends one container's state to b.
+func containerState(b *strings.Builder, s corev1.ContainerStatus) {
+	switch {
+	case s.State.Terminated != nil:
+		fmt.Fprintf(b, "%s terminated %d %q", s.Name, s.State.Terminated.ExitCode, s.State.Terminated.Message)
+	case s.State.Waiting != nil:
+		fmt.Fprintf(b, "%s waiting %s %q", s.Name, s.State.Waiting.Reason, s.State.Waiting.Message)
+	default:
+		fmt.Fprintf(b, "%s running", s.Name)
+	}
+	if last := s.LastTerminationState.Terminated; s.RestartCount > 0 && last != nil {
+		fmt.Fprintf(b, " (%d restarts; the last run ended %s with %d: %q)", s.RestartCount, last.FinishedAt.UTC().Format(time.TimeOnly), last.ExitCode, last.Message)
+	}
+	b.WriteString("; ")
+}
+
+// PodEvents lists the events of pod p, oldest first, one line each with its count and times: what the kubelet did
+// with the pod (back-offs, restarts, failed probes) where its status keeps only the last state.
+func PodEvents(ctx context.Context, c client.Client, p *corev1.Pod) string {
+	events := &corev1.EventList{}
+	if err := c.List(ctx, events, client.InNamespace(p.Namespace)); err != nil {
+		return "listing the events: " + err.Error()
+	}
+	var b strings.Builder
+	for _, e := range events.Items {
+		if e.InvolvedObject.Kind != "Pod" || e.InvolvedObject.Name != p.Name {
+			continue
+		}
+		fmt.Fprintf(&b, "%s-%s %dx %s %s: %s\n", e.FirstTimestamp.UTC().Format(time.TimeOnly), e.LastTimestamp.UTC().Format(time.TimeOnly),
+			e.Count, e.Type, e.Reason, strings.TrimSpace(e.Message))
 	}
 	return b.String()
 }
