@@ -325,11 +325,11 @@ func (g *gardenersNode) install(ctx context.Context, t *testing.T) {
 		}
 		t.Fatalf("%v\n--- the pod's events ---\n%s--- containerd ---\n%s", err, events, g.vm.Journal(ctx, "containerd", 30))
 	}
-	t.Logf("installation pod %s Ready; the installer: %s", pod.Name, e2e.InitStates(pod))
+	t.Logf("installation pod %s Ready; the installer: %s", pod.Name, e2e.PodStates(pod))
 	// A node like Gardener's installs at the first try: a restarted installer failed a run (a failed proof waits out
 	// the release's back-off, minutes) and its last run says why.
 	if restarts := pod.Status.InitContainerStatuses[0].RestartCount; restarts > 0 {
-		t.Errorf("the installer needed %d restarts on a healthy node: %s\n--- the pod's events ---\n%s", restarts, e2e.InitStates(pod), e2e.PodEvents(ctx, g.seed.Client(), pod))
+		t.Errorf("the installer needed %d restarts on a healthy node: %s\n--- the pod's events ---\n%s", restarts, e2e.PodStates(pod), e2e.PodEvents(ctx, g.seed.Client(), pod))
 	}
 	// Its steps with their times (a failed run's output says where the time went; a passing one is the baseline).
 	t.Logf("the installer's log:\n%s", g.run(ctx, t, "crictl logs $(crictl ps -a -q --name installer | head -1) 2>&1 | tail -n 25"))

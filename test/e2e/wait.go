@@ -6,6 +6,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -94,14 +95,14 @@ func PodReady(p *corev1.Pod) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("pod %s not Ready: phase %s, init containers %s", p.Name, p.Status.Phase, InitStates(p))
+	return fmt.Errorf("pod %s not Ready: phase %s, init containers %s", p.Name, p.Status.Phase, PodStates(p))
 }
 
-// InitStates summarises the init containers' states with their termination messages (the installer's report), then
+// PodStates summarises the init containers' states with their termination messages (the installer's report), then
 // the containers that are not ready. A container that was restarted also says how often and how its last run ended:
 // an installer that failed its first proof and waited out its back-off is Ready late, and only its previous run says
 // why.
-func InitStates(p *corev1.Pod) string {
+func PodStates(p *corev1.Pod) string {
 	var b strings.Builder
 	for _, s := range p.Status.InitContainerStatuses {
 		containerState(&b, s)
@@ -138,6 +139,7 @@ func PodEvents(ctx context.Context, c client.Client, p *corev1.Pod) string {
 	if err := c.List(ctx, events, client.InNamespace(p.Namespace)); err != nil {
 		return "listing the events: " + err.Error()
 	}
+	slices.SortStableFunc(events.Items, func(a, b corev1.Event) int { return a.FirstTimestamp.Compare(b.FirstTimestamp.Time) })
 	var b strings.Builder
 	for _, e := range events.Items {
 		if e.InvolvedObject.Kind != "Pod" || e.InvolvedObject.Name != p.Name {
